@@ -1,0 +1,63 @@
+//! Capture input: pcap (µs/ns, either byte order), pcapng (several
+//! interfaces, per-interface `if_tsresol`/`if_tsoffset`), optionally gzip-
+//! compressed. Streams the file through one reusable buffer and hands each
+//! frame to a callback as a borrowed slice: no allocation per packet.
+
+mod reader;
+
+pub use reader::{open, CaptureFormat, CaptureReader, ReadOutcome};
+
+use crate::time::Timestamp;
+use std::path::PathBuf;
+
+/// libpcap link-layer header types (LINKTYPE_* values) the decoder handles.
+pub mod link_type {
+    pub const NULL: u32 = 0;
+    pub const ETHERNET: u32 = 1;
+    /// DLT_RAW as numbered on most platforms, OpenBSD, and the LINKTYPE value.
+    pub const RAW_12: u32 = 12;
+    pub const RAW_14: u32 = 14;
+    pub const RAW: u32 = 101;
+    pub const LOOP: u32 = 108;
+    pub const LINUX_SLL: u32 = 113;
+    pub const IPV4: u32 = 228;
+    pub const IPV6: u32 = 229;
+    pub const LINUX_SLL2: u32 = 276;
+}
+
+/// One captured frame, borrowed from the reader's buffer.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'a> {
+    /// 1-based, as Wireshark numbers frames.
+    pub number: u64,
+    pub timestamp: Timestamp,
+    pub link_type: u32,
+    /// pcapng interface id (0 for pcap).
+    pub interface: u32,
+    /// Length on the wire; `data.len()` is the captured length.
+    pub original_len: u32,
+    pub data: &'a [u8],
+}
+
+impl Frame<'_> {
+    /// True when the snaplen cut the frame short.
+    pub fn is_cut(&self) -> bool {
+        (self.data.len() as u64) < u64::from(self.original_len)
+    }
+}
+
+/// Why a capture could not be read at all.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    #[error("{path}: cannot open: {source}")]
+    Open {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: empty file, not a capture")]
+    Empty { path: PathBuf },
+    #[error("{path}: not a pcap or pcapng capture (file starts with {magic})")]
+    NotACapture { path: PathBuf, magic: String },
+    #[error("{path}: read error: {reason}")]
+    Read { path: PathBuf, reason: String },
+}

@@ -1,0 +1,329 @@
+use super::{CaptureError, Frame};
+use crate::time::{Timestamp, NANOS_PER_SEC};
+use flate2::read::MultiGzDecoder;
+use pcap_parser::pcapng::Block;
+use pcap_parser::traits::{PcapNGPacketBlock, PcapReaderIterator};
+use pcap_parser::{PcapBlockOwned, PcapError};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// Initial read buffer; grown when a single record does not fit.
+const INITIAL_BUFFER: usize = 4 << 20;
+/// A record larger than this is treated as corruption, not grown into.
+const MAX_BUFFER: usize = 256 << 20;
+/// gzip member magic (RFC 1952 §2.3.1).
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaptureFormat {
+    Pcap,
+    PcapNanosecond,
+    Pcapng,
+}
+
+/// How reading ended. `warning` is set when the file ended early or a record
+/// was corrupt: everything before it was still delivered.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOutcome {
+    pub frames: u64,
+    pub warning: Option<String>,
+    pub non_packet_blocks: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Interface {
+    link_type: u32,
+    /// Timestamp units per second (10^n or 2^n from `if_tsresol`).
+    units_per_sec: u64,
+    offset_secs: i64,
+}
+
+pub struct CaptureReader {
+    path: PathBuf,
+    inner: Box<dyn PcapReaderIterator + Send>,
+    format: CaptureFormat,
+    compressed: bool,
+    legacy_link_type: u32,
+    interfaces: Vec<Interface>,
+}
+
+type Input = Box<dyn Read + Send>;
+
+/// Opens a capture, looking through gzip compression, and checks its magic.
+pub fn open(path: &Path) -> Result<CaptureReader, CaptureError> {
+    let file = File::open(path).map_err(|source| CaptureError::Open {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut raw = BufReader::new(file);
+    let head = raw.fill_buf().map_err(|e| read_error(path, e))?;
+    if head.is_empty() {
+        return Err(CaptureError::Empty {
+            path: path.to_owned(),
+        });
+    }
+    let compressed = head.starts_with(&GZIP_MAGIC);
+    let input: Input = if compressed {
+        let mut unzipped = BufReader::new(MultiGzDecoder::new(raw));
+        let head = unzipped.fill_buf().map_err(|e| read_error(path, e))?;
+        if head.is_empty() {
+            return Err(CaptureError::Empty {
+                path: path.to_owned(),
+            });
+        }
+        check_magic(path, head)?;
+        Box::new(unzipped)
+    } else {
+        check_magic(path, head)?;
+        Box::new(raw)
+    };
+    let inner = pcap_parser::create_reader(INITIAL_BUFFER, input).map_err(|e| match e {
+        PcapError::HeaderNotRecognized => CaptureError::NotACapture {
+            path: path.to_owned(),
+            magic: "an unrecognised header".into(),
+        },
+        other => CaptureError::Read {
+            path: path.to_owned(),
+            reason: format!("cannot read the file header: {other:?}"),
+        },
+    })?;
+    Ok(CaptureReader {
+        path: path.to_owned(),
+        inner,
+        format: CaptureFormat::Pcap,
+        compressed,
+        legacy_link_type: 0,
+        interfaces: Vec::new(),
+    })
+}
+
+fn read_error(path: &Path, e: std::io::Error) -> CaptureError {
+    CaptureError::Read {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    }
+}
+
+/// pcap magics in both byte orders (µs and ns) and the pcapng SHB type.
+fn check_magic(path: &Path, head: &[u8]) -> Result<(), CaptureError> {
+    const KNOWN: [[u8; 4]; 5] = [
+        [0xd4, 0xc3, 0xb2, 0xa1],
+        [0xa1, 0xb2, 0xc3, 0xd4],
+        [0x4d, 0x3c, 0xb2, 0xa1],
+        [0xa1, 0xb2, 0x3c, 0x4d],
+        [0x0a, 0x0d, 0x0d, 0x0a],
+    ];
+    if head.len() >= 4 && KNOWN.iter().any(|m| head[..4] == m[..]) {
+        return Ok(());
+    }
+    let shown: Vec<String> = head.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let text: String = head
+        .iter()
+        .take(16)
+        .map(|&b| {
+            if b.is_ascii_graphic() || b == b' ' {
+                b as char
+            } else {
+                '.'
+            }
+        })
+        .collect();
+    Err(CaptureError::NotACapture {
+        path: path.to_owned(),
+        magic: format!("bytes {} \"{}\"", shown.join(" "), text),
+    })
+}
+
+impl CaptureReader {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    pub fn format(&self) -> CaptureFormat {
+        self.format
+    }
+    pub fn is_compressed(&self) -> bool {
+        self.compressed
+    }
+
+    /// Streams every frame to `on_frame`. Returns when the file ends; a
+    /// truncated or corrupt tail ends reading with a warning instead of an
+    /// error, after every complete record has been delivered.
+    pub fn for_each_frame(
+        &mut self,
+        mut on_frame: impl FnMut(Frame<'_>),
+    ) -> Result<ReadOutcome, CaptureError> {
+        let mut outcome = ReadOutcome::default();
+        let mut buffer_size = INITIAL_BUFFER;
+        let mut last_ts = Timestamp::default();
+        loop {
+            let offset_before = self.inner.consumed();
+            match self.inner.next() {
+                Ok((len, block)) => {
+                    match block {
+                        PcapBlockOwned::LegacyHeader(header) => {
+                            self.legacy_link_type = header.network.0 as u32;
+                            self.format = if header.is_nanosecond_precision() {
+                                CaptureFormat::PcapNanosecond
+                            } else {
+                                CaptureFormat::Pcap
+                            };
+                        }
+                        PcapBlockOwned::Legacy(record) => {
+                            let frac = i64::from(record.ts_usec);
+                            let nanos = if self.format == CaptureFormat::PcapNanosecond {
+                                frac
+                            } else {
+                                frac * 1000
+                            };
+                            last_ts = Timestamp::from_parts(i64::from(record.ts_sec), nanos);
+                            outcome.frames += 1;
+                            on_frame(Frame {
+                                number: outcome.frames,
+                                timestamp: last_ts,
+                                link_type: self.legacy_link_type,
+                                interface: 0,
+                                original_len: record.origlen,
+                                data: record.data,
+                            });
+                        }
+                        PcapBlockOwned::NG(block) => {
+                            self.format = CaptureFormat::Pcapng;
+                            match block {
+                                Block::SectionHeader(_) => {
+                                    self.interfaces.clear();
+                                    outcome.non_packet_blocks += 1;
+                                }
+                                Block::InterfaceDescription(idb) => {
+                                    self.interfaces.push(Interface {
+                                        link_type: idb.linktype.0 as u32,
+                                        units_per_sec: idb.ts_resolution().unwrap_or(1_000_000),
+                                        offset_secs: idb.ts_offset(),
+                                    });
+                                    outcome.non_packet_blocks += 1;
+                                }
+                                Block::EnhancedPacket(epb) => {
+                                    let iface = self.interfaces.get(epb.if_id as usize).copied();
+                                    let (link_type, ts) = match iface {
+                                        Some(i) => (
+                                            i.link_type,
+                                            pcapng_time(epb.ts_high, epb.ts_low, i),
+                                        ),
+                                        // An EPB naming an interface that was never
+                                        // described: deliver it with an impossible
+                                        // link type so it is counted, not lost.
+                                        None => (u32::MAX, last_ts),
+                                    };
+                                    last_ts = ts;
+                                    outcome.frames += 1;
+                                    on_frame(Frame {
+                                        number: outcome.frames,
+                                        timestamp: ts,
+                                        link_type,
+                                        interface: epb.if_id,
+                                        original_len: epb.orig_len(),
+                                        data: epb.packet_data(),
+                                    });
+                                }
+                                Block::SimplePacket(spb) => {
+                                    // SPBs carry no timestamp or interface id
+                                    // (RFC pcapng §4.4): interface 0, previous time.
+                                    let link_type =
+                                        self.interfaces.first().map_or(u32::MAX, |i| i.link_type);
+                                    outcome.frames += 1;
+                                    on_frame(Frame {
+                                        number: outcome.frames,
+                                        timestamp: last_ts,
+                                        link_type,
+                                        interface: 0,
+                                        original_len: spb.orig_len(),
+                                        data: spb.packet_data(),
+                                    });
+                                }
+                                _ => outcome.non_packet_blocks += 1,
+                            }
+                        }
+                    }
+                    self.inner.consume(len);
+                }
+                Err(PcapError::Eof) => return Ok(outcome),
+                Err(PcapError::Incomplete(_)) => {
+                    if self.inner.refill().is_err() {
+                        outcome.warning = Some(self.read_failure(&outcome, offset_before));
+                        return Ok(outcome);
+                    }
+                }
+                Err(PcapError::BufferTooSmall) => {
+                    buffer_size *= 2;
+                    if buffer_size > MAX_BUFFER || !self.inner.grow(buffer_size) {
+                        outcome.warning = Some(format!(
+                            "record {} at byte offset {offset_before} claims more than {} MiB; stopped reading there",
+                            outcome.frames + 1,
+                            MAX_BUFFER >> 20
+                        ));
+                        return Ok(outcome);
+                    }
+                    if self.inner.refill().is_err() {
+                        outcome.warning = Some(self.read_failure(&outcome, offset_before));
+                        return Ok(outcome);
+                    }
+                }
+                Err(PcapError::UnexpectedEof) => {
+                    let partial = self.inner.data().len();
+                    outcome.warning = Some(format!(
+                        "file is truncated: it ends inside record {} at byte offset {offset_before}{} ({partial} bytes of a partial record ignored)",
+                        outcome.frames + 1,
+                        if self.compressed { " of the decompressed data" } else { "" },
+                    ));
+                    return Ok(outcome);
+                }
+                Err(PcapError::ReadError) => {
+                    outcome.warning = Some(self.read_failure(&outcome, offset_before));
+                    return Ok(outcome);
+                }
+                Err(e) => {
+                    outcome.warning = Some(format!(
+                        "record {} at byte offset {offset_before} is corrupt ({}); stopped reading there",
+                        outcome.frames + 1,
+                        describe(&e)
+                    ));
+                    return Ok(outcome);
+                }
+            }
+        }
+    }
+}
+
+impl CaptureReader {
+    /// flate2 reports a cut gzip stream as an I/O error, so a failed read
+    /// ends the file with a warning rather than losing what came before.
+    fn read_failure(&self, outcome: &ReadOutcome, offset: usize) -> String {
+        format!(
+            "read error after record {} at byte offset {offset}{}; everything before it was analysed",
+            outcome.frames,
+            if self.compressed {
+                " of the decompressed data (truncated or corrupt gzip stream?)"
+            } else {
+                ""
+            },
+        )
+    }
+}
+
+fn describe(e: &PcapError<&[u8]>) -> String {
+    match e {
+        PcapError::NomError(_, kind) => format!("parse error: {kind:?}"),
+        PcapError::OwnedNomError(_, kind) => format!("parse error: {kind:?}"),
+        PcapError::HeaderNotRecognized => "header not recognised".into(),
+        other => format!("{other:?}"),
+    }
+}
+
+fn pcapng_time(high: u32, low: u32, iface: Interface) -> Timestamp {
+    let units = (u64::from(high) << 32) | u64::from(low);
+    let per_sec = iface.units_per_sec.max(1);
+    let secs = (units / per_sec) as i64;
+    let frac = u128::from(units % per_sec) * NANOS_PER_SEC as u128 / u128::from(per_sec);
+    Timestamp::from_parts(secs.saturating_add(iface.offset_secs), frac as i64)
+}

@@ -1,0 +1,428 @@
+//! Frames → SCTP datagrams: walks the link layer, IPv4/IPv6 (with
+//! extension headers and fragment reassembly), optional UDP encapsulation
+//! (RFC 6951) and ICMP errors that quote SCTP. Every frame ends in exactly
+//! one [`Decoded`] outcome, which is what the accounting counts.
+
+mod reassembly;
+
+use crate::capture::{link_type, Frame};
+use crate::time::Timestamp;
+use crate::wire::{
+    be32, ethernet, ethertype, icmp, ip_protocol, ipv4, ipv6, linux_sll, null, sctp, udp, Error,
+};
+use reassembly::{FragmentKey, Reassembler};
+use std::net::IpAddr;
+
+/// An SCTP packet found inside a frame.
+#[derive(Debug, Clone, Copy)]
+pub struct SctpDatagram<'a> {
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    /// The SCTP packet: common header and chunks, as captured.
+    pub bytes: &'a [u8],
+    /// The capture (snaplen) cut the datagram short: trailing chunks missing.
+    pub cut: bool,
+    /// UDP ports when carried over UDP (RFC 6951).
+    pub udp_encapsulation: Option<(u16, u16)>,
+    /// Interface the frame was seen on where the link layer records it
+    /// (SLL2's ifindex, else the pcapng interface id); used to recognise the
+    /// same packet captured twice.
+    pub interface_hint: Option<u32>,
+    /// Assembled from IP fragments (the last one is this frame).
+    pub reassembled: bool,
+}
+
+/// An ICMP/ICMPv6 error quoting the start of an SCTP packet. Not traffic:
+/// it tells that a path was unreachable.
+#[derive(Debug, Clone, Copy)]
+pub struct IcmpQuote {
+    /// The host or router that reported the error.
+    pub reporter: IpAddr,
+    pub icmp_type: u8,
+    pub icmp_code: u8,
+    /// The quoted packet's addresses and SCTP header fields.
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub verification_tag: u32,
+}
+
+/// The outcome for one frame.
+#[derive(Debug, Clone, Copy)]
+pub enum Decoded<'a> {
+    Sctp(SctpDatagram<'a>),
+    IcmpAboutSctp(IcmpQuote),
+    /// A fragment of an SCTP datagram held for reassembly; the datagram is
+    /// counted in the frame that completes it.
+    Fragment,
+    NotSctp,
+    /// The snaplen cut the frame before the SCTP common header.
+    Truncated(&'static str),
+    Malformed(&'static str),
+    UnsupportedLinkType(u32),
+}
+
+/// Decoder options.
+#[derive(Debug, Clone)]
+pub struct DecodeOptions {
+    /// UDP ports treated as SCTP encapsulation (RFC 6951 §5.1 default 9899).
+    pub udp_encapsulation_ports: Vec<u16>,
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        DecodeOptions {
+            udp_encapsulation_ports: vec![udp::SCTP_TUNNELING_PORT],
+        }
+    }
+}
+
+/// Stateful only for fragment reassembly; everything else is a pure walk
+/// over the frame's bytes.
+pub struct Decoder {
+    options: DecodeOptions,
+    reassembler: Reassembler,
+}
+
+/// The network layer's view handed to the transport step.
+struct Network<'a> {
+    src: IpAddr,
+    dst: IpAddr,
+    protocol: u8,
+    payload: &'a [u8],
+    cut: bool,
+    hint: Option<u32>,
+    reassembled: bool,
+}
+
+enum LinkError {
+    Unsupported(u32),
+    Wire(Error),
+}
+
+fn fail<'a>(e: Error, cut: bool, what: &'static str) -> Decoded<'a> {
+    match e {
+        Error::Truncated if cut => Decoded::Truncated(what),
+        Error::Truncated => Decoded::Malformed(what),
+        Error::Malformed(why) => Decoded::Malformed(why),
+    }
+}
+
+impl Decoder {
+    pub fn new(options: DecodeOptions) -> Self {
+        Decoder {
+            options,
+            reassembler: Reassembler::default(),
+        }
+    }
+
+    pub fn decode<'a>(&'a mut self, frame: &Frame<'a>) -> Decoded<'a> {
+        let cut = frame.is_cut();
+        let (kind, payload, hint) = match link_payload(frame) {
+            Ok(Some(x)) => x,
+            Ok(None) => return Decoded::NotSctp,
+            Err(LinkError::Unsupported(t)) => return Decoded::UnsupportedLinkType(t),
+            Err(LinkError::Wire(e)) => return fail(e, cut, "link-layer header truncated"),
+        };
+        let Decoder {
+            options,
+            reassembler,
+        } = self;
+        match kind {
+            ethertype::IPV4 => ipv4_layer(options, reassembler, payload, frame.timestamp, cut, hint),
+            ethertype::IPV6 => ipv6_layer(options, reassembler, payload, frame.timestamp, cut, hint),
+            _ => Decoded::NotSctp,
+        }
+    }
+}
+
+/// Strips the link-layer header. Returns the EtherType of the payload (raw
+/// IP links are mapped to the IPv4/IPv6 EtherTypes), the payload and an
+/// interface hint.
+fn link_payload<'a>(
+    frame: &Frame<'a>,
+) -> Result<Option<(u16, &'a [u8], Option<u32>)>, LinkError> {
+    let data = frame.data;
+    let pcapng_hint = Some(frame.interface);
+    match frame.link_type {
+        link_type::ETHERNET => {
+            let eth = ethernet::Frame::new_checked(data).map_err(LinkError::Wire)?;
+            let (et, payload) = eth.payload().map_err(LinkError::Wire)?;
+            Ok(Some((et, payload, pcapng_hint)))
+        }
+        link_type::LINUX_SLL => {
+            let sll = linux_sll::SllPacket::new_checked(data).map_err(LinkError::Wire)?;
+            Ok(Some((sll.protocol(), sll.payload(), None)))
+        }
+        link_type::LINUX_SLL2 => {
+            let sll = linux_sll::Sll2Packet::new_checked(data).map_err(LinkError::Wire)?;
+            Ok(Some((sll.protocol(), sll.payload(), Some(sll.interface_index()))))
+        }
+        link_type::RAW_12 | link_type::RAW_14 | link_type::RAW => match data.first() {
+            Some(b) if b >> 4 == 4 => Ok(Some((ethertype::IPV4, data, pcapng_hint))),
+            Some(b) if b >> 4 == 6 => Ok(Some((ethertype::IPV6, data, pcapng_hint))),
+            Some(_) => Ok(None),
+            None => Err(LinkError::Wire(Error::Truncated)),
+        },
+        link_type::IPV4 => Ok(Some((ethertype::IPV4, data, pcapng_hint))),
+        link_type::IPV6 => Ok(Some((ethertype::IPV6, data, pcapng_hint))),
+        link_type::NULL | link_type::LOOP => {
+            let p = null::Packet::new_checked(data).map_err(LinkError::Wire)?;
+            let family = p.family();
+            if family == null::AF_INET {
+                Ok(Some((ethertype::IPV4, p.payload(), pcapng_hint)))
+            } else if null::AF_INET6_VALUES.contains(&family) {
+                Ok(Some((ethertype::IPV6, p.payload(), pcapng_hint)))
+            } else {
+                Ok(None)
+            }
+        }
+        other => Err(LinkError::Unsupported(other)),
+    }
+}
+
+/// Only fragments of these protocols are worth holding for reassembly.
+fn may_carry_sctp(protocol: u8) -> bool {
+    protocol == ip_protocol::SCTP || protocol == ip_protocol::UDP
+}
+
+fn ipv4_layer<'a>(
+    options: &DecodeOptions,
+    reassembler: &'a mut Reassembler,
+    bytes: &'a [u8],
+    time: Timestamp,
+    cut: bool,
+    hint: Option<u32>,
+) -> Decoded<'a> {
+    let packet = match ipv4::Packet::new_checked(bytes) {
+        Ok(p) => p,
+        Err(e) => return fail(e, cut, "IPv4 header truncated"),
+    };
+    let (payload, ip_cut) = packet.payload();
+    let src = IpAddr::V4(packet.src_addr());
+    let dst = IpAddr::V4(packet.dst_addr());
+    let protocol = packet.protocol();
+    if packet.is_fragment() {
+        if !may_carry_sctp(protocol) {
+            return Decoded::NotSctp;
+        }
+        if ip_cut {
+            return if cut {
+                Decoded::Truncated("IPv4 fragment cut by the snaplen")
+            } else {
+                Decoded::Malformed("IPv4 total length beyond the frame")
+            };
+        }
+        let key = FragmentKey {
+            src,
+            dst,
+            ident: u32::from(packet.ident()),
+            protocol,
+        };
+        return match reassembler.add(
+            key,
+            packet.fragment_offset(),
+            packet.more_fragments(),
+            payload,
+            time,
+        ) {
+            Some(datagram) => transport(
+                options,
+                Network {
+                    src,
+                    dst,
+                    protocol,
+                    payload: datagram,
+                    cut: false,
+                    hint,
+                    reassembled: true,
+                },
+                cut,
+            ),
+            None => Decoded::Fragment,
+        };
+    }
+    if ip_cut && !cut {
+        return Decoded::Malformed("IPv4 total length beyond the frame");
+    }
+    transport(
+        options,
+        Network {
+            src,
+            dst,
+            protocol,
+            payload,
+            cut: ip_cut,
+            hint,
+            reassembled: false,
+        },
+        cut,
+    )
+}
+
+fn ipv6_layer<'a>(
+    options: &DecodeOptions,
+    reassembler: &'a mut Reassembler,
+    bytes: &'a [u8],
+    time: Timestamp,
+    cut: bool,
+    hint: Option<u32>,
+) -> Decoded<'a> {
+    let packet = match ipv6::Packet::new_checked(bytes) {
+        Ok(p) => p,
+        Err(e) => return fail(e, cut, "IPv6 header truncated"),
+    };
+    let upper = match packet.upper_layer() {
+        Ok(u) => u,
+        Err(e) => return fail(e, cut, "IPv6 extension headers truncated"),
+    };
+    let (payload, ip_cut) = match packet.payload_from(upper.offset) {
+        Ok(x) => x,
+        Err(e) => return fail(e, cut, "IPv6 payload truncated"),
+    };
+    let src = IpAddr::V6(packet.src_addr());
+    let dst = IpAddr::V6(packet.dst_addr());
+    if ip_cut && !cut {
+        return Decoded::Malformed("IPv6 payload length beyond the frame");
+    }
+    if let Some(fragment) = upper.fragment {
+        if !may_carry_sctp(upper.protocol) {
+            return Decoded::NotSctp;
+        }
+        if ip_cut {
+            return Decoded::Truncated("IPv6 fragment cut by the snaplen");
+        }
+        let key = FragmentKey {
+            src,
+            dst,
+            ident: fragment.ident,
+            protocol: upper.protocol,
+        };
+        return match reassembler.add(key, fragment.offset, fragment.more, payload, time) {
+            Some(datagram) => transport(
+                options,
+                Network {
+                    src,
+                    dst,
+                    protocol: upper.protocol,
+                    payload: datagram,
+                    cut: false,
+                    hint,
+                    reassembled: true,
+                },
+                cut,
+            ),
+            None => Decoded::Fragment,
+        };
+    }
+    transport(
+        options,
+        Network {
+            src,
+            dst,
+            protocol: upper.protocol,
+            payload,
+            cut: ip_cut,
+            hint,
+            reassembled: false,
+        },
+        cut,
+    )
+}
+
+fn sctp_datagram<'a>(
+    net: &Network<'a>,
+    bytes: &'a [u8],
+    udp_encapsulation: Option<(u16, u16)>,
+    frame_cut: bool,
+) -> Decoded<'a> {
+    if bytes.len() < sctp::HEADER_LEN {
+        return fail(Error::Truncated, frame_cut, "SCTP common header truncated");
+    }
+    Decoded::Sctp(SctpDatagram {
+        src: net.src,
+        dst: net.dst,
+        bytes,
+        cut: net.cut,
+        udp_encapsulation,
+        interface_hint: net.hint,
+        reassembled: net.reassembled,
+    })
+}
+
+fn transport<'a>(options: &DecodeOptions, net: Network<'a>, frame_cut: bool) -> Decoded<'a> {
+    match net.protocol {
+        ip_protocol::SCTP => sctp_datagram(&net, net.payload, None, frame_cut),
+        ip_protocol::UDP => {
+            let Ok(datagram) = udp::Packet::new_checked(net.payload) else {
+                return Decoded::NotSctp;
+            };
+            let ports = (datagram.src_port(), datagram.dst_port());
+            let encapsulated = options
+                .udp_encapsulation_ports
+                .iter()
+                .any(|&p| p == ports.0 || p == ports.1);
+            if encapsulated {
+                sctp_datagram(&net, datagram.payload(), Some(ports), frame_cut)
+            } else {
+                Decoded::NotSctp
+            }
+        }
+        ip_protocol::ICMP if net.src.is_ipv4() => icmp_quote(&net, false),
+        ip_protocol::ICMPV6 if net.src.is_ipv6() => icmp_quote(&net, true),
+        _ => Decoded::NotSctp,
+    }
+}
+
+/// Recognises an ICMP error whose quoted datagram is SCTP. RFC 792 quotes
+/// at least 8 bytes of the transport header: enough for ports and tag.
+fn icmp_quote<'a>(net: &Network<'a>, v6: bool) -> Decoded<'a> {
+    let Ok(message) = icmp::Packet::new_checked(net.payload) else {
+        return Decoded::NotSctp;
+    };
+    let is_error = if v6 {
+        message.is_v6_error()
+    } else {
+        message.is_v4_error()
+    };
+    if !is_error {
+        return Decoded::NotSctp;
+    }
+    let quoted = message.quoted();
+    let inner = if v6 {
+        ipv6::Packet::new_checked(quoted).ok().and_then(|p| {
+            let upper = p.upper_layer().ok()?;
+            Some((
+                IpAddr::V6(p.src_addr()),
+                IpAddr::V6(p.dst_addr()),
+                upper.protocol,
+                quoted.get(upper.offset..)?,
+            ))
+        })
+    } else {
+        ipv4::Packet::new_checked(quoted).ok().map(|p| {
+            (
+                IpAddr::V4(p.src_addr()),
+                IpAddr::V4(p.dst_addr()),
+                p.protocol(),
+                &quoted[p.header_len()..],
+            )
+        })
+    };
+    match inner {
+        Some((src, dst, ip_protocol::SCTP, header)) if header.len() >= 8 => {
+            Decoded::IcmpAboutSctp(IcmpQuote {
+                reporter: net.src,
+                icmp_type: message.msg_type(),
+                icmp_code: message.code(),
+                src,
+                dst,
+                src_port: u16::from_be_bytes([header[0], header[1]]),
+                dst_port: u16::from_be_bytes([header[2], header[3]]),
+                verification_tag: be32(header, 4),
+            })
+        }
+        _ => Decoded::NotSctp,
+    }
+}

@@ -1,0 +1,183 @@
+//! Tidy event records: what the tracker saw, one record per happening,
+//! each carrying the frame number and absolute time so a user can jump to
+//! it in Wireshark. Metrics and outputs consume these; nothing flows back.
+
+use crate::time::Timestamp;
+use crate::wire::sctp_param::AsconfOp;
+use serde::Serialize;
+use std::net::IpAddr;
+
+/// Index of an association within one capture file (0-based).
+pub type AssocId = u32;
+/// Index of a path within its association (0-based).
+pub type PathId = u16;
+/// Index of an endpoint within its association: 0 is the INIT sender (or,
+/// mid-stream, the sender of the first packet seen), 1 the other.
+pub type EndpointId = usize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Event {
+    pub frame: u64,
+    pub time: Timestamp,
+    pub association: AssocId,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// Where events go: a `Vec` collects them, other sinks may stream them.
+pub trait EventSink {
+    fn emit(&mut self, event: Event);
+}
+
+impl EventSink for Vec<Event> {
+    fn emit(&mut self, event: Event) {
+        self.push(event);
+    }
+}
+
+/// A sink that drops everything (for callers that only want the state).
+pub struct Discard;
+
+impl EventSink for Discard {
+    fn emit(&mut self, _: Event) {}
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AddressSource {
+    /// An address parameter of INIT / INIT ACK (RFC 9260 §3.3.2.1).
+    Init,
+    /// Seen as a source or destination address of the association's packets.
+    Observed,
+    /// Added by an ASCONF ADD-IP acknowledged as successful (RFC 5061).
+    Asconf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AsconfOutcome {
+    /// A Success Indication names the correlation id.
+    Success,
+    /// No response parameter, and no error before it (RFC 5061 §5.3 A7/A8).
+    ImpliedSuccess,
+    Error,
+    /// After a failed request and without a Success Indication: RFC 5061
+    /// §5.3 says such requests were not processed.
+    NotProcessed,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AsconfRequestEvent {
+    pub op: AsconfOp,
+    pub correlation_id: u32,
+    /// The address the request is about; the wildcard is replaced by the
+    /// ASCONF's source address (RFC 5061 §4.2.1).
+    pub address: IpAddr,
+    pub wildcard: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AsconfResultEvent {
+    pub op: AsconfOp,
+    pub correlation_id: u32,
+    pub address: IpAddr,
+    pub outcome: AsconfOutcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_cause: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EventKind {
+    AssociationStart {
+        /// "init", "init_ack" (INIT not captured) or "mid_stream".
+        how: &'static str,
+    },
+    AssociationEnd {
+        /// "abort", "shutdown_complete" or "superseded" (a new INIT between
+        /// the same endpoints and ports: restart or port reuse).
+        reason: &'static str,
+    },
+    AddressLearned {
+        endpoint: EndpointId,
+        address: IpAddr,
+        how: AddressSource,
+    },
+    AddressDeleted {
+        endpoint: EndpointId,
+        address: IpAddr,
+    },
+    PathSeen {
+        path: PathId,
+        src: IpAddr,
+        dst: IpAddr,
+    },
+    Heartbeat {
+        path: PathId,
+        /// The previous HEARTBEAT on this path got no HEARTBEAT ACK.
+        previous_unanswered: bool,
+    },
+    HeartbeatAck {
+        /// The path the matching HEARTBEAT probed (the RTT belongs to it).
+        path: PathId,
+        /// The path this HEARTBEAT ACK travelled on.
+        reply_path: PathId,
+        request_frame: Option<u64>,
+        rtt_ms: Option<f64>,
+    },
+    PathConfirmed {
+        path: PathId,
+        address: IpAddr,
+    },
+    Asconf {
+        path: PathId,
+        sender: EndpointId,
+        serial: u32,
+        retransmission: bool,
+        requests: Vec<AsconfRequestEvent>,
+    },
+    AsconfAck {
+        path: PathId,
+        serial: u32,
+        request_frame: Option<u64>,
+        rtt_ms: Option<f64>,
+        results: Vec<AsconfResultEvent>,
+    },
+    /// A SET-PRIMARY from `requester` was acknowledged: the peer now sends
+    /// to `address` (RFC 5061 §4.2.4).
+    PeerPrimarySet {
+        requester: EndpointId,
+        address: IpAddr,
+    },
+    /// New DATA (TSN beyond all seen) moved to another path.
+    DataPathChange {
+        sender: EndpointId,
+        from_path: Option<PathId>,
+        to_path: PathId,
+        tsn: u32,
+    },
+    Retransmission {
+        sender: EndpointId,
+        path: PathId,
+        tsn: u32,
+        previous_frame: Option<u64>,
+        previous_path: Option<PathId>,
+        /// Acknowledged (cumulatively or by a gap block) before this copy.
+        already_acked: bool,
+        /// Three or more SACKs had reported it missing: fast retransmit.
+        fast: bool,
+    },
+    PathInactive {
+        path: PathId,
+        error_count: u32,
+    },
+    PathActive {
+        path: PathId,
+    },
+    IcmpError {
+        path: Option<PathId>,
+        reporter: IpAddr,
+        icmp_type: u8,
+        icmp_code: u8,
+    },
+}

@@ -1,0 +1,16 @@
+//! sctp-handover: reconstructs SCTP associations, paths and handovers from
+//! packet captures.
+//!
+//! Data flows one way through the modules:
+//! [`capture`] (file bytes → frames) → [`decode`] (frames → SCTP packets) →
+//! [`wire`] (packets → chunks) → [`track`] (chunks → association/path state
+//! and [`events`]) → [`output`] (summaries, JSON).
+
+pub mod capture;
+pub mod decode;
+pub mod analysis;
+pub mod events;
+pub mod output;
+pub mod time;
+pub mod track;
+pub mod wire;

@@ -1,0 +1,4 @@
+//! Outputs: the terminal summary and the versioned JSON document.
+
+pub mod json;
+pub mod summary;

@@ -1,0 +1,192 @@
+//! Associations and their endpoints.
+
+use super::path::PathState;
+use super::tsn::TsnLedger;
+use crate::events::{AddressSource, AsconfRequestEvent, EndpointId, PathId};
+use crate::time::Timestamp;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::net::IpAddr;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AddressInfo {
+    pub address: IpAddr,
+    pub learned_from: Vec<AddressSource>,
+    pub first_frame: u64,
+    /// Frame of the ASCONF-ACK that confirmed its deletion.
+    pub deleted_frame: Option<u64>,
+    /// Frame of the first HEARTBEAT ACK answering a HEARTBEAT sent to it.
+    pub confirmed_frame: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Endpoint {
+    pub port: u16,
+    /// The tag the peer writes in packets sent to this endpoint (this
+    /// endpoint's Initiate Tag).
+    pub verification_tag: Option<u32>,
+    pub addresses: Vec<AddressInfo>,
+    /// Chunk types listed in a Supported Extensions parameter (RFC 5061 §4.2.7).
+    pub supported_extensions: Vec<&'static str>,
+    /// The destination address this endpoint was asked to use as primary
+    /// by an acknowledged SET PRIMARY from the peer.
+    pub primary_destination: Option<IpAddr>,
+}
+
+impl Endpoint {
+    /// Records `address`; returns true when it was not known before (or
+    /// comes back after a deletion).
+    pub fn learn(&mut self, address: IpAddr, how: AddressSource, frame: u64) -> bool {
+        match self.addresses.iter_mut().find(|a| a.address == address) {
+            Some(info) => {
+                let revived = info.deleted_frame.is_some() && how == AddressSource::Asconf;
+                if revived {
+                    info.deleted_frame = None;
+                }
+                if !info.learned_from.contains(&how) {
+                    info.learned_from.push(how);
+                }
+                revived
+            }
+            None => {
+                self.addresses.push(AddressInfo {
+                    address,
+                    learned_from: vec![how],
+                    first_frame: frame,
+                    deleted_frame: None,
+                    confirmed_frame: None,
+                });
+                true
+            }
+        }
+    }
+
+    pub fn has(&self, address: IpAddr) -> bool {
+        self.addresses.iter().any(|a| a.address == address)
+    }
+
+    pub fn address_mut(&mut self, address: IpAddr) -> Option<&mut AddressInfo> {
+        self.addresses.iter_mut().find(|a| a.address == address)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Start {
+    Init,
+    /// INIT not captured; INIT ACK was.
+    InitAck,
+    /// Neither: tracked from the verification tags of a running association.
+    MidStream,
+}
+
+/// A new-DATA segment: a run of new DATA on one path, per direction.
+#[derive(Debug, Clone, Serialize)]
+pub struct DataSegment {
+    pub path: PathId,
+    pub first_frame: u64,
+    pub first_time: Timestamp,
+    pub last_frame: u64,
+    pub last_time: Timestamp,
+    pub new_chunks: u64,
+}
+
+/// Data sent by one endpoint.
+#[derive(Debug, Default, Serialize)]
+pub struct Direction {
+    pub sender: EndpointId,
+    #[serde(flatten)]
+    pub counters: super::tsn::DirectionCounters,
+    /// Which path carried new DATA over time.
+    pub new_data_paths: Vec<DataSegment>,
+    #[serde(skip)]
+    pub ledger: TsnLedger,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct PendingHeartbeat {
+    pub info_hash: u64,
+    pub sender: EndpointId,
+    pub frame: u64,
+    pub time: Timestamp,
+    pub path: PathId,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct PendingAsconf {
+    pub serial: u32,
+    pub sender: EndpointId,
+    pub frame: u64,
+    pub time: Timestamp,
+    pub requests: Vec<AsconfRequestEvent>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Association {
+    pub id: u32,
+    pub start: Start,
+    pub first_frame: u64,
+    pub first_time: Timestamp,
+    pub last_frame: u64,
+    pub last_time: Timestamp,
+    pub established_frame: Option<u64>,
+    /// "abort", "shutdown_complete" or "superseded".
+    pub end: Option<&'static str>,
+    pub end_frame: Option<u64>,
+    pub endpoints: [Endpoint; 2],
+    pub paths: Vec<PathState>,
+    pub directions: [Direction; 2],
+    pub packets: u64,
+    #[serde(skip)]
+    pub(crate) path_index: HashMap<(IpAddr, IpAddr), PathId>,
+    #[serde(skip)]
+    pub(crate) pending_heartbeats: Vec<PendingHeartbeat>,
+    #[serde(skip)]
+    pub(crate) pending_asconfs: Vec<PendingAsconf>,
+}
+
+impl Association {
+    pub fn new(id: u32, start: Start, ports: [u16; 2], frame: u64, time: Timestamp) -> Self {
+        let mut endpoints: [Endpoint; 2] = Default::default();
+        endpoints[0].port = ports[0];
+        endpoints[1].port = ports[1];
+        let mut directions: [Direction; 2] = Default::default();
+        directions[1].sender = 1;
+        Association {
+            id,
+            start,
+            first_frame: frame,
+            first_time: time,
+            last_frame: frame,
+            last_time: time,
+            established_frame: None,
+            end: None,
+            end_frame: None,
+            endpoints,
+            paths: Vec::new(),
+            directions,
+            packets: 0,
+            path_index: HashMap::new(),
+            pending_heartbeats: Vec::new(),
+            pending_asconfs: Vec::new(),
+        }
+    }
+
+    pub fn ports(&self) -> [u16; 2] {
+        [self.endpoints[0].port, self.endpoints[1].port]
+    }
+
+    pub fn path(&self, src: IpAddr, dst: IpAddr) -> Option<PathId> {
+        self.path_index.get(&(src, dst)).copied()
+    }
+
+    /// The path in the opposite direction, if it has carried packets.
+    pub fn reverse_of(&self, path: PathId) -> Option<PathId> {
+        let p = self.paths.get(usize::from(path))?;
+        self.path(p.dst, p.src)
+    }
+
+    pub fn involves(&self, address: IpAddr) -> bool {
+        self.endpoints.iter().any(|e| e.has(address))
+    }
+}

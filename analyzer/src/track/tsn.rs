@@ -1,0 +1,391 @@
+//! Per-direction TSN accounting: new vs retransmitted DATA, acknowledgement
+//! by SACK, Karn-valid RTT samples and fast-retransmit miss reports.
+//! Memory is bounded by the window of unacknowledged TSNs.
+
+use crate::events::PathId;
+use crate::time::{Nanos, Timestamp};
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// Largest window of unacknowledged TSNs kept; older ones are forgotten
+/// (a capture that lacks the reverse direction never acknowledges).
+const MAX_WINDOW: usize = 1 << 20;
+/// Iterations allowed for one gap block (a block spans at most 65535 TSNs).
+const MAX_GAP_SPAN: u32 = 1 << 16;
+/// RFC 9260 §7.2.4: the third miss indication triggers fast retransmit.
+const FAST_RETRANSMIT_MISSES: u8 = 3;
+
+/// `a > b` in 32-bit serial number arithmetic (RFC 1982, RFC 9260 §1.6).
+pub fn serial_gt(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) > 0
+}
+
+pub fn serial_le(a: u32, b: u32) -> bool {
+    !serial_gt(a, b)
+}
+
+#[derive(Debug, Clone, Copy)]
+struct TsnRecord {
+    /// False for a TSN skipped over (never captured so far).
+    seen: bool,
+    first_time: Timestamp,
+    last_frame: u64,
+    last_path: PathId,
+    transmissions: u16,
+    /// Covered by a gap block (cumulatively acked TSNs leave the window).
+    gap_acked: bool,
+    miss_reports: u8,
+}
+
+impl TsnRecord {
+    const UNSEEN: TsnRecord = TsnRecord {
+        seen: false,
+        first_time: Timestamp(0),
+        last_frame: 0,
+        last_path: 0,
+        transmissions: 0,
+        gap_acked: false,
+        miss_reports: 0,
+    };
+}
+
+/// How a DATA chunk was classified (docs/metrics.md, "New DATA" and
+/// "Retransmission").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataClass {
+    New,
+    Retransmission {
+        previous_frame: Option<u64>,
+        previous_path: Option<PathId>,
+        already_acked: bool,
+        fast: bool,
+    },
+}
+
+/// Counters for one data direction, reported as they are.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct DirectionCounters {
+    pub data_chunks: u64,
+    pub new_chunks: u64,
+    pub retransmitted_chunks: u64,
+    pub retransmitted_after_ack: u64,
+    pub fast_retransmissions: u64,
+    /// Below the highest TSN but never captured before (capture loss or
+    /// reordering): counted among the retransmissions.
+    pub first_seen_below_highest: u64,
+    pub user_data_bytes: u64,
+    pub sacks: u64,
+    pub gap_blocks: u64,
+    pub dup_tsns_reported: u64,
+    pub forward_tsns: u64,
+    pub highest_tsn: Option<u32>,
+    pub cumulative_tsn_ack: Option<u32>,
+}
+
+/// A Karn-valid RTT sample: the DATA was sent once and acknowledged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RttSample {
+    pub path: PathId,
+    pub tsn: u32,
+    pub rtt: Nanos,
+}
+
+#[derive(Debug, Default)]
+pub struct TsnLedger {
+    pub counters: DirectionCounters,
+    /// TSN of `window[0]`.
+    base: u32,
+    window: VecDeque<TsnRecord>,
+    /// Paths whose DATA the last SACK newly acknowledged (reused buffer).
+    newly_acked_paths: Vec<PathId>,
+}
+
+impl TsnLedger {
+    pub fn on_data(
+        &mut self,
+        tsn: u32,
+        frame: u64,
+        time: Timestamp,
+        path: PathId,
+        user_bytes: usize,
+    ) -> DataClass {
+        let c = &mut self.counters;
+        c.data_chunks += 1;
+        c.user_data_bytes += user_bytes as u64;
+        let fresh = TsnRecord {
+            seen: true,
+            first_time: time,
+            last_frame: frame,
+            last_path: path,
+            transmissions: 1,
+            gap_acked: false,
+            miss_reports: 0,
+        };
+        match c.highest_tsn {
+            None => {
+                c.highest_tsn = Some(tsn);
+                c.new_chunks += 1;
+                if self.window.is_empty() {
+                    self.base = tsn;
+                }
+                self.push(tsn, fresh);
+                DataClass::New
+            }
+            Some(highest) if serial_gt(tsn, highest) => {
+                c.highest_tsn = Some(tsn);
+                c.new_chunks += 1;
+                self.push(tsn, fresh);
+                DataClass::New
+            }
+            Some(_) => {
+                c.retransmitted_chunks += 1;
+                let cum_acked = c.cumulative_tsn_ack.is_some_and(|cum| serial_le(tsn, cum));
+                let class = match self.index(tsn) {
+                    Some(i) => {
+                        let rec = &mut self.window[i];
+                        let class = if rec.seen {
+                            DataClass::Retransmission {
+                                previous_frame: Some(rec.last_frame),
+                                previous_path: Some(rec.last_path),
+                                already_acked: cum_acked || rec.gap_acked,
+                                fast: rec.miss_reports >= FAST_RETRANSMIT_MISSES,
+                            }
+                        } else {
+                            self.counters.first_seen_below_highest += 1;
+                            rec.first_time = time;
+                            DataClass::Retransmission {
+                                previous_frame: None,
+                                previous_path: None,
+                                already_acked: cum_acked || rec.gap_acked,
+                                fast: false,
+                            }
+                        };
+                        rec.seen = true;
+                        rec.transmissions = rec.transmissions.saturating_add(1);
+                        rec.last_frame = frame;
+                        rec.last_path = path;
+                        rec.miss_reports = 0;
+                        class
+                    }
+                    None => DataClass::Retransmission {
+                        previous_frame: None,
+                        previous_path: None,
+                        already_acked: cum_acked,
+                        fast: false,
+                    },
+                };
+                if let DataClass::Retransmission {
+                    already_acked, fast, ..
+                } = class
+                {
+                    if already_acked {
+                        self.counters.retransmitted_after_ack += 1;
+                    }
+                    if fast {
+                        self.counters.fast_retransmissions += 1;
+                    }
+                }
+                class
+            }
+        }
+    }
+
+    /// Appends `tsn` (beyond the window's end), filling skipped TSNs.
+    fn push(&mut self, tsn: u32, record: TsnRecord) {
+        let end = self.base.wrapping_add(self.window.len() as u32);
+        if serial_gt(end, tsn) {
+            // Window was reset ahead of this TSN (e.g. by a SACK for data
+            // not captured): nothing to record.
+            return;
+        }
+        let skipped = tsn.wrapping_sub(end) as usize;
+        if skipped >= MAX_WINDOW {
+            self.window.clear();
+            self.base = tsn;
+        } else {
+            self.window.extend(std::iter::repeat_n(TsnRecord::UNSEEN, skipped));
+        }
+        self.window.push_back(record);
+        while self.window.len() > MAX_WINDOW {
+            self.window.pop_front();
+            self.base = self.base.wrapping_add(1);
+        }
+    }
+
+    fn index(&self, tsn: u32) -> Option<usize> {
+        let offset = tsn.wrapping_sub(self.base) as usize;
+        (offset < self.window.len()).then_some(offset)
+    }
+
+    /// Applies a SACK (or the cumulative ack of a SHUTDOWN). Returns a
+    /// Karn-valid RTT sample for the highest TSN this SACK newly
+    /// acknowledged cumulatively, if that TSN was sent exactly once.
+    pub fn on_sack(
+        &mut self,
+        cumulative: u32,
+        gap_blocks: impl Iterator<Item = (u16, u16)>,
+        time: Timestamp,
+    ) -> Option<RttSample> {
+        self.newly_acked_paths.clear();
+        let mut sample = None;
+        let advances = self
+            .counters
+            .cumulative_tsn_ack
+            .is_none_or(|old| serial_gt(cumulative, old));
+        if advances {
+            self.counters.cumulative_tsn_ack = Some(cumulative);
+            while !self.window.is_empty() && serial_le(self.base, cumulative) {
+                if let Some(rec) = self.window.pop_front() {
+                    if rec.seen && !rec.gap_acked {
+                        if rec.transmissions == 1 {
+                            sample = Some(RttSample {
+                                path: rec.last_path,
+                                tsn: self.base,
+                                rtt: time.since(rec.first_time),
+                            });
+                        }
+                        if !self.newly_acked_paths.contains(&rec.last_path) {
+                            self.newly_acked_paths.push(rec.last_path);
+                        }
+                    }
+                }
+                self.base = self.base.wrapping_add(1);
+            }
+            if self.window.is_empty() && serial_gt(cumulative.wrapping_add(1), self.base) {
+                self.base = cumulative.wrapping_add(1);
+            }
+        }
+        let cum = self.counters.cumulative_tsn_ack.unwrap_or(cumulative);
+        let mut highest_gap_end: Option<u32> = None;
+        for (start, end) in gap_blocks {
+            self.counters.gap_blocks += 1;
+            if end < start {
+                continue;
+            }
+            let span = (u32::from(end) - u32::from(start) + 1).min(MAX_GAP_SPAN);
+            for k in 0..span {
+                let tsn = cum.wrapping_add(u32::from(start) + k);
+                if let Some(i) = self.index(tsn) {
+                    let rec = &mut self.window[i];
+                    if rec.seen && !rec.gap_acked {
+                        rec.gap_acked = true;
+                        if !self.newly_acked_paths.contains(&rec.last_path) {
+                            self.newly_acked_paths.push(rec.last_path);
+                        }
+                    }
+                }
+            }
+            let block_end = cum.wrapping_add(u32::from(end));
+            if highest_gap_end.is_none_or(|h| serial_gt(block_end, h)) {
+                highest_gap_end = Some(block_end);
+            }
+        }
+        // RFC 9260 §7.2.4: every TSN below the highest gap-acked one that is
+        // still missing gets a miss indication.
+        if let Some(limit) = highest_gap_end {
+            for (i, rec) in self.window.iter_mut().enumerate() {
+                let tsn = self.base.wrapping_add(i as u32);
+                if serial_gt(tsn, limit) {
+                    break;
+                }
+                if rec.seen && !rec.gap_acked {
+                    rec.miss_reports = rec.miss_reports.saturating_add(1);
+                }
+            }
+        }
+        sample
+    }
+
+    /// Paths with DATA newly acknowledged by the last [`Self::on_sack`].
+    pub fn newly_acked_paths(&self) -> &[PathId] {
+        &self.newly_acked_paths
+    }
+
+    pub fn on_sack_counters(&mut self, dup_tsns: u64) {
+        self.counters.sacks += 1;
+        self.counters.dup_tsns_reported += dup_tsns;
+    }
+
+    /// RFC 3758: the sender abandoned everything up to `new_cumulative`.
+    pub fn on_forward_tsn(&mut self) {
+        self.counters.forward_tsns += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ms: i64) -> Timestamp {
+        Timestamp(ms * 1_000_000)
+    }
+
+    #[test]
+    fn serial_arithmetic_wraps() {
+        assert!(serial_gt(1, u32::MAX));
+        assert!(!serial_gt(u32::MAX, 1));
+        assert!(serial_le(5, 5));
+    }
+
+    #[test]
+    fn new_retransmitted_and_karn() {
+        let mut l = TsnLedger::default();
+        assert_eq!(l.on_data(100, 1, t(0), 0, 10), DataClass::New);
+        assert_eq!(l.on_data(101, 2, t(1), 0, 10), DataClass::New);
+        assert_eq!(
+            l.on_data(100, 3, t(300), 1, 10),
+            DataClass::Retransmission {
+                previous_frame: Some(1),
+                previous_path: Some(0),
+                already_acked: false,
+                fast: false
+            }
+        );
+        // SACK cum 101: 100 was sent twice (no sample), 101 once.
+        let s = l.on_sack(101, std::iter::empty(), t(51));
+        assert_eq!(s, Some(RttSample { path: 0, tsn: 101, rtt: Nanos::from_millis(50) }));
+        assert_eq!(l.newly_acked_paths(), &[1, 0]);
+        // A copy of an acknowledged TSN.
+        assert!(matches!(
+            l.on_data(101, 4, t(60), 0, 10),
+            DataClass::Retransmission { already_acked: true, .. }
+        ));
+        assert_eq!(l.counters.new_chunks, 2);
+        assert_eq!(l.counters.retransmitted_chunks, 2);
+        assert_eq!(l.counters.retransmitted_after_ack, 1);
+    }
+
+    #[test]
+    fn gap_blocks_and_fast_retransmit() {
+        let mut l = TsnLedger::default();
+        for tsn in 1..=6 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), 0, 1);
+        }
+        // TSN 2 lost: three SACKs with cum 1 and gap 2-2 .. 2-4 (TSNs 3..5).
+        for end in 2..=4u16 {
+            l.on_sack(1, [(2u16, end)].into_iter(), t(10));
+        }
+        assert!(matches!(
+            l.on_data(2, 7, t(11), 0, 1),
+            DataClass::Retransmission { fast: true, already_acked: false, .. }
+        ));
+        // Gap-acked TSN 3 sent again counts as already acknowledged.
+        assert!(matches!(
+            l.on_data(3, 8, t(12), 0, 1),
+            DataClass::Retransmission { already_acked: true, .. }
+        ));
+        assert_eq!(l.counters.gap_blocks, 3);
+    }
+
+    #[test]
+    fn skipped_tsn_seen_later() {
+        let mut l = TsnLedger::default();
+        l.on_data(10, 1, t(0), 0, 1);
+        l.on_data(12, 2, t(1), 0, 1);
+        assert!(matches!(
+            l.on_data(11, 3, t(2), 0, 1),
+            DataClass::Retransmission { previous_frame: None, .. }
+        ));
+        assert_eq!(l.counters.first_seen_below_highest, 1);
+    }
+}

@@ -1,0 +1,112 @@
+//! Ethernet II frames with any number of 802.1Q / 802.1ad VLAN tags.
+
+use super::{be16, ethertype, Error, Result};
+
+mod field {
+    use crate::wire::Field;
+    pub const DESTINATION: Field = 0..6;
+    pub const SOURCE: Field = 6..12;
+    pub const ETHERTYPE: Field = 12..14;
+    pub const PAYLOAD: usize = 14;
+    /// A VLAN tag is 4 bytes: TCI (2) and the inner EtherType (2).
+    pub const VLAN_TAG_LEN: usize = 4;
+}
+
+/// Upper bound on stacked VLAN tags; more than this is treated as malformed.
+const MAX_VLAN_TAGS: usize = 4;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<T: AsRef<[u8]>> {
+    buffer: T,
+}
+
+impl<T: AsRef<[u8]>> Frame<T> {
+    pub fn new_checked(buffer: T) -> Result<Self> {
+        if buffer.as_ref().len() < field::PAYLOAD {
+            return Err(Error::Truncated);
+        }
+        Ok(Frame { buffer })
+    }
+
+    pub fn destination(&self) -> [u8; 6] {
+        let mut mac = [0; 6];
+        mac.copy_from_slice(&self.buffer.as_ref()[field::DESTINATION]);
+        mac
+    }
+
+    pub fn source(&self) -> [u8; 6] {
+        let mut mac = [0; 6];
+        mac.copy_from_slice(&self.buffer.as_ref()[field::SOURCE]);
+        mac
+    }
+
+    /// The outermost EtherType (may be a VLAN TPID).
+    pub fn ethertype(&self) -> u16 {
+        be16(self.buffer.as_ref(), field::ETHERTYPE.start)
+    }
+
+    /// Skips VLAN tags and returns `(inner ethertype, number of tags, payload offset)`.
+    pub fn inner(&self) -> Result<(u16, usize, usize)> {
+        let data = self.buffer.as_ref();
+        let mut ethertype = self.ethertype();
+        let mut offset = field::PAYLOAD;
+        let mut tags = 0;
+        while matches!(
+            ethertype,
+            ethertype::VLAN | ethertype::QINQ | ethertype::QINQ_LEGACY
+        ) {
+            if tags == MAX_VLAN_TAGS {
+                return Err(Error::Malformed("too many stacked VLAN tags"));
+            }
+            if data.len() < offset + field::VLAN_TAG_LEN {
+                return Err(Error::Truncated);
+            }
+            ethertype = be16(data, offset + 2);
+            offset += field::VLAN_TAG_LEN;
+            tags += 1;
+        }
+        Ok((ethertype, tags, offset))
+    }
+}
+
+impl<'a> Frame<&'a [u8]> {
+    /// The network-layer payload after all VLAN tags, with its EtherType.
+    pub fn payload(&self) -> Result<(u16, &'a [u8])> {
+        let (ethertype, _, offset) = self.inner()?;
+        Ok((ethertype, &self.buffer[offset..]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn untagged_ipv4() {
+        let bytes = [
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x08, 0x00, 0x45, 0x00,
+        ];
+        let frame = Frame::new_checked(&bytes[..]).unwrap();
+        assert_eq!(frame.source(), [6, 7, 8, 9, 10, 11]);
+        assert_eq!(frame.payload().unwrap(), (0x0800, &[0x45, 0x00][..]));
+    }
+
+    #[test]
+    fn qinq_then_dot1q() {
+        let bytes = [
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x88, 0xa8, 0x00, 0x64, 0x81, 0x00, 0x00, 0x0a,
+            0x86, 0xdd, 0x60,
+        ];
+        let frame = Frame::new_checked(&bytes[..]).unwrap();
+        assert_eq!(frame.inner().unwrap(), (0x86dd, 2, 22));
+        assert_eq!(frame.payload().unwrap().1, &[0x60][..]);
+    }
+
+    #[test]
+    fn truncated_tag_is_rejected() {
+        let bytes = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x81, 0x00, 0x00];
+        let frame = Frame::new_checked(&bytes[..]).unwrap();
+        assert_eq!(frame.inner(), Err(Error::Truncated));
+        assert!(Frame::new_checked(&bytes[..13]).is_err());
+    }
+}
