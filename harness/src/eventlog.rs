@@ -1,0 +1,71 @@
+//! The ground-truth event log (events.jsonl): one JSON object per line,
+//! times from CLOCK_REALTIME as epoch seconds with nine decimals — the same
+//! clock and format as the capture timestamps. Format: docs/harness.md.
+
+use serde::Serialize;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Nanoseconds since the epoch, from CLOCK_REALTIME.
+pub fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
+}
+
+pub fn epoch_string(ns: i64) -> String {
+    format!("{}.{:09}", ns.div_euclid(1_000_000_000), ns.rem_euclid(1_000_000_000))
+}
+
+#[derive(Debug, Serialize)]
+pub struct Record<'a> {
+    pub time: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_after: Option<String>,
+    pub kind: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interface: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<&'a str>,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+pub struct EventLog {
+    file: Mutex<File>,
+}
+
+impl EventLog {
+    pub fn append(path: &Path) -> std::io::Result<Self> {
+        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(EventLog {
+            file: Mutex::new(file),
+        })
+    }
+
+    pub fn write(&self, record: &Record<'_>) {
+        let mut line = serde_json::to_string(record).unwrap_or_default();
+        line.push('\n');
+        if let Ok(mut f) = self.file.lock() {
+            let _ = f.write_all(line.as_bytes());
+            let _ = f.flush();
+        }
+    }
+
+    /// Logs an instant (no syscall around it).
+    pub fn mark(&self, kind: &str, interface: Option<&str>, address: Option<&str>, at_ns: i64) {
+        self.write(&Record {
+            time: epoch_string(at_ns),
+            time_after: None,
+            kind,
+            interface,
+            address,
+            ok: true,
+            error: None,
+        });
+    }
+}

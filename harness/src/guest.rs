@@ -1,0 +1,180 @@
+//! Runs inside the UML guest: builds the topology, starts one tcpdump per
+//! endpoint namespace, runs the CN and MN endpoints, and stops everything,
+//! writing meta.json. Any failure is reported in meta.json and the exit
+//! status.
+
+use crate::scenario::Scenario;
+use crate::topology::{self, CN, MN};
+use anyhow::{bail, Context};
+use serde_json::json;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Extra time allowed beyond the scenario's duration for the MN to finish.
+const MN_GRACE: Duration = Duration::from_secs(20);
+
+fn load_modules(modroot: &Path) -> anyhow::Result<()> {
+    // hmac: SCTP signs its state cookies with HMAC-SHA1 by default.
+    for m in ["sctp", "hmac", "veth", "sch_netem", "bridge"] {
+        topology::run(&["modprobe", "-d", &modroot.to_string_lossy(), m])
+            .with_context(|| format!("loading kernel module {m}"))?;
+    }
+    Ok(())
+}
+
+struct Capture {
+    child: Child,
+    stderr_lines: std::sync::mpsc::Receiver<String>,
+}
+
+fn start_capture(ns: &str, file: &Path) -> anyhow::Result<Capture> {
+    let mut child = Command::new("ip")
+        // --immediate-mode: with TPACKET_V3 block timeouts, packets still in an
+        // unretired block are lost when tcpdump is interrupted.
+        .args(["netns", "exec", ns, "tcpdump", "--immediate-mode", "-i", "any", "-s", "0", "-U", "-n", "-w"])
+        .arg(file)
+        .args(["sctp", "or", "icmp", "or", "icmp6"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("cannot start tcpdump")?;
+    let stderr = child.stderr.take().context("tcpdump stderr")?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    // tcpdump says "listening on any" once its socket is live.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(line) if line.contains("listening on") => break,
+            Ok(_) => {}
+            Err(_) if Instant::now() > deadline => bail!("tcpdump in {ns} did not start"),
+            Err(_) => {
+                if let Some(status) = child.try_wait()? {
+                    bail!("tcpdump in {ns} exited early: {status}");
+                }
+            }
+        }
+    }
+    Ok(Capture {
+        child,
+        stderr_lines: rx,
+    })
+}
+
+/// Stops tcpdump with SIGINT and returns its "dropped by kernel" count;
+/// its messages are kept in `log`.
+fn stop_capture(mut c: Capture, log: &Path) -> anyhow::Result<u64> {
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(c.child.id() as i32, libc::SIGINT);
+    }
+    c.child.wait()?;
+    let mut dropped = None;
+    let mut text = String::new();
+    while let Ok(line) = c.stderr_lines.recv_timeout(Duration::from_millis(500)) {
+        text.push_str(&line);
+        text.push('\n');
+        // "1 packet dropped by kernel" / "8 packets dropped by kernel"
+        if let Some(n) = line
+            .strip_suffix(" packets dropped by kernel")
+            .or_else(|| line.strip_suffix(" packet dropped by kernel"))
+        {
+            dropped = n.trim().parse().ok();
+        }
+    }
+    std::fs::write(log, text)?;
+    dropped.context("tcpdump did not report its drop count")
+}
+
+fn endpoint(bin: &Path, ns: &str, role: &str, run_dir: &Path) -> anyhow::Result<Child> {
+    Command::new("ip")
+        .args(["netns", "exec", ns])
+        .arg(bin)
+        .args(["endpoint", "--role", role, "--run-dir"])
+        .arg(run_dir)
+        .stdout(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("cannot start the {role} endpoint"))
+}
+
+fn wait_line(child: &mut Child, want: &str) -> anyhow::Result<()> {
+    let out = child.stdout.take().context("endpoint stdout")?;
+    let mut lines = BufReader::new(out).lines();
+    match lines.next() {
+        Some(Ok(l)) if l.trim() == want => Ok(()),
+        other => bail!("endpoint did not report {want}: {other:?}"),
+    }
+}
+
+fn wait_timeout(child: &mut Child, limit: Duration) -> anyhow::Result<std::process::ExitStatus> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            bail!("endpoint did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+pub fn run(run_dir: &Path, modroot: &Path) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let scenario = Scenario::load(&run_dir.join("scenario.toml"))?;
+    let bin = std::env::current_exe()?;
+    let result = run_inner(&scenario, &bin, run_dir, modroot);
+    let (ok, error, drops) = match &result {
+        Ok(d) => (true, None, Some(*d)),
+        Err(e) => (false, Some(format!("{e:#}")), None),
+    };
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let meta = json!({
+        "scenario": scenario.name,
+        "ok": ok,
+        "error": error,
+        "kernel": kernel.trim(),
+        "kernel_hz": 100,
+        "tcpdump_dropped": drops.map(|(mn, cn)| json!({"mn": mn, "cn": cn})),
+        "guest_seconds": started.elapsed().as_secs_f64(),
+        "sctp": scenario.sctp,
+    });
+    std::fs::write(run_dir.join("meta.json"), serde_json::to_string_pretty(&meta)? + "\n")?;
+    result.map(|_| ())
+}
+
+fn run_inner(s: &Scenario, bin: &Path, run_dir: &Path, modroot: &Path) -> anyhow::Result<(u64, u64)> {
+    load_modules(modroot)?;
+    topology::build(s).context("building the topology")?;
+    let mn_cap = start_capture(MN, &run_dir.join("mn.pcap"))?;
+    let cn_cap = start_capture(CN, &run_dir.join("cn.pcap"))?;
+    let mut cn = endpoint(bin, CN, "cn", run_dir)?;
+    wait_line(&mut cn, "CN-READY")?;
+    let mut mn = endpoint(bin, MN, "mn", run_dir)?;
+    let mn_status = wait_timeout(&mut mn, Duration::from_secs_f64(s.duration_s) + MN_GRACE);
+    // Let the SHUTDOWN exchange finish before stopping the captures.
+    let cn_status = wait_timeout(&mut cn, Duration::from_secs(5));
+    std::thread::sleep(Duration::from_millis(300));
+    let mn_drops = stop_capture(mn_cap, &run_dir.join("tcpdump-mn.log"))?;
+    let cn_drops = stop_capture(cn_cap, &run_dir.join("tcpdump-cn.log"))?;
+    let mn_status = mn_status?;
+    if !mn_status.success() {
+        bail!("the MN endpoint failed ({mn_status})");
+    }
+    if let Ok(st) = cn_status {
+        if !st.success() {
+            bail!("the CN endpoint failed ({st})");
+        }
+    }
+    if mn_drops > 0 || cn_drops > 0 {
+        bail!("tcpdump dropped packets (mn {mn_drops}, cn {cn_drops}): the capture is incomplete");
+    }
+    Ok((mn_drops, cn_drops))
+}
