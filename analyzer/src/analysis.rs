@@ -171,7 +171,9 @@ impl Pipeline {
                     if let Ok(p) = SctpPacket::new_checked(dg.bytes) {
                         if !dg.cut && !p.verify_checksum() {
                             self.checksum.failures += 1;
-                            self.checksum.first_failure_frame.get_or_insert(frame.number);
+                            self.checksum
+                                .first_failure_frame
+                                .get_or_insert(frame.number);
                         }
                     }
                 }

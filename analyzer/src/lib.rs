@@ -6,9 +6,9 @@
 //! [`wire`] (packets → chunks) → [`track`] (chunks → association/path state
 //! and [`events`]) → [`output`] (summaries, JSON).
 
+pub mod analysis;
 pub mod capture;
 pub mod decode;
-pub mod analysis;
 pub mod events;
 pub mod output;
 pub mod time;

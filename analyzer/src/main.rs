@@ -10,7 +10,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "sctp-handover", version, about = "Where the time went when an SCTP association moved between addresses")]
+#[command(
+    name = "sctp-handover",
+    version,
+    about = "Where the time went when an SCTP association moved between addresses"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -76,7 +80,10 @@ fn main() -> ExitCode {
 
 fn analyze(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let mut options = AnalysisOptions::default();
-    options.decode.udp_encapsulation_ports.extend(&args.udp_encap_ports);
+    options
+        .decode
+        .udp_encapsulation_ports
+        .extend(&args.udp_encap_ports);
     options.verify_checksum = args.verify_checksum;
     options.duplicate_window = Nanos(args.duplicate_window_us.saturating_mul(1000));
     options.track.rto.initial = Nanos::from_millis(args.rto_initial_ms);

@@ -21,9 +21,6 @@ impl Timestamp {
     pub fn since(self, earlier: Timestamp) -> Nanos {
         Nanos(self.0.saturating_sub(earlier.0))
     }
-    pub fn add(self, d: Nanos) -> Timestamp {
-        Timestamp(self.0.saturating_add(d.0))
-    }
     /// Epoch seconds with nine decimals, exactly as tshark's `frame.time_epoch`.
     pub fn epoch_string(self) -> String {
         self.to_string()

@@ -25,7 +25,12 @@ struct Traffic {
     threads: Vec<std::thread::JoinHandle<()>>,
 }
 
-fn start_traffic(sock: &SctpSocket, send: bool, bytes: usize, interval_ms: u64) -> anyhow::Result<Traffic> {
+fn start_traffic(
+    sock: &SctpSocket,
+    send: bool,
+    bytes: usize,
+    interval_ms: u64,
+) -> anyhow::Result<Traffic> {
     let stop = Arc::new(AtomicBool::new(false));
     let sent = Arc::new(AtomicU64::new(0));
     let received = Arc::new(AtomicU64::new(0));
@@ -128,7 +133,10 @@ fn local_ifindex(name: &str) -> anyhow::Result<u32> {
 }
 
 fn socket_addr(a: &str, port: u16) -> anyhow::Result<SocketAddr> {
-    Ok(SocketAddr::new(a.parse().with_context(|| format!("bad address {a}"))?, port))
+    Ok(SocketAddr::new(
+        a.parse().with_context(|| format!("bad address {a}"))?,
+        port,
+    ))
 }
 
 /// Waits until `addr` can be bound (an IPv6 address is unusable while DAD
@@ -201,19 +209,29 @@ pub fn run_mn(s: &Scenario, run_dir: &Path) -> anyhow::Result<()> {
             std::thread::sleep(wait);
         }
         let (kind, interface, address): (&str, Option<&str>, Option<&str>) = match &action.kind {
-            ActionKind::AddAddress { interface, address, .. } => ("add_address", Some(interface), Some(address)),
-            ActionKind::RemoveAddress { interface, address } => ("addr_down", Some(interface), Some(address)),
+            ActionKind::AddAddress {
+                interface, address, ..
+            } => ("add_address", Some(interface), Some(address)),
+            ActionKind::RemoveAddress { interface, address } => {
+                ("addr_down", Some(interface), Some(address))
+            }
             ActionKind::BindxAdd { address } => ("bindx_add", None, Some(address)),
             ActionKind::BindxRemove { address } => ("bindx_remove", None, Some(address)),
             ActionKind::SetPeerPrimary { address } => ("set_peer_primary", None, Some(address)),
             ActionKind::SetPrimary { address } => ("set_primary", None, Some(address)),
             ActionKind::LinkDown { interface } => ("link_down", Some(interface), None),
             ActionKind::LinkUp { interface } => ("link_up", Some(interface), None),
+            ActionKind::PathCut { interface } => ("path_cut", Some(interface), None),
+            ActionKind::PathRestore { interface } => ("path_restore", Some(interface), None),
         };
         let before = now_ns();
         let result: anyhow::Result<()> = (|| {
             match &action.kind {
-                ActionKind::AddAddress { interface, address, dad } => {
+                ActionKind::AddAddress {
+                    interface,
+                    address,
+                    dad,
+                } => {
                     let a: IpAddr = address.parse()?;
                     let idx = local_ifindex(interface)?;
                     let flags = if a.is_ipv6() && !dad { IFA_F_NODAD } else { 0 };
@@ -224,14 +242,34 @@ pub fn run_mn(s: &Scenario, run_dir: &Path) -> anyhow::Result<()> {
                     let idx = local_ifindex(interface)?;
                     mn_nl.address(false, idx, a, prefix(a), 0)?;
                 }
-                ActionKind::BindxAdd { address } => sock.bindx(&[socket_addr(address, port)?], true)?,
-                ActionKind::BindxRemove { address } => sock.bindx(&[socket_addr(address, port)?], false)?,
-                ActionKind::SetPeerPrimary { address } => sock.set_peer_primary(address.parse()?, port)?,
+                ActionKind::BindxAdd { address } => {
+                    sock.bindx(&[socket_addr(address, port)?], true)?
+                }
+                ActionKind::BindxRemove { address } => {
+                    sock.bindx(&[socket_addr(address, port)?], false)?
+                }
+                ActionKind::SetPeerPrimary { address } => {
+                    sock.set_peer_primary(address.parse()?, port)?
+                }
                 ActionKind::SetPrimary { address } => sock.set_primary(address.parse()?, port)?,
                 ActionKind::LinkDown { interface } | ActionKind::LinkUp { interface } => {
+                    // Taking the far end of the MN's veth down drops the
+                    // MN's carrier.
+                    let i = iface_index(interface).context("unknown interface")?;
+                    let (nl, port_index, _) = &mut link_nl[i];
+                    nl.set_up(
+                        *port_index,
+                        matches!(action.kind, ActionKind::LinkUp { .. }),
+                    )?;
+                }
+                ActionKind::PathCut { interface } | ActionKind::PathRestore { interface } => {
                     let i = iface_index(interface).context("unknown interface")?;
                     let (nl, port_index, bridge_index) = &mut link_nl[i];
-                    let master = if matches!(action.kind, ActionKind::LinkUp { .. }) { *bridge_index } else { 0 };
+                    let master = if matches!(action.kind, ActionKind::PathRestore { .. }) {
+                        *bridge_index
+                    } else {
+                        0
+                    };
                     nl.set_master(*port_index, master)?;
                 }
             }

@@ -17,7 +17,11 @@ pub fn now_ns() -> i64 {
 }
 
 pub fn epoch_string(ns: i64) -> String {
-    format!("{}.{:09}", ns.div_euclid(1_000_000_000), ns.rem_euclid(1_000_000_000))
+    format!(
+        "{}.{:09}",
+        ns.div_euclid(1_000_000_000),
+        ns.rem_euclid(1_000_000_000)
+    )
 }
 
 #[derive(Debug, Serialize)]

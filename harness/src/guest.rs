@@ -33,7 +33,20 @@ fn start_capture(ns: &str, file: &Path) -> anyhow::Result<Capture> {
     let mut child = Command::new("ip")
         // --immediate-mode: with TPACKET_V3 block timeouts, packets still in an
         // unretired block are lost when tcpdump is interrupted.
-        .args(["netns", "exec", ns, "tcpdump", "--immediate-mode", "-i", "any", "-s", "0", "-U", "-n", "-w"])
+        .args([
+            "netns",
+            "exec",
+            ns,
+            "tcpdump",
+            "--immediate-mode",
+            "-i",
+            "any",
+            "-s",
+            "0",
+            "-U",
+            "-n",
+            "-w",
+        ])
         .arg(file)
         .args(["sctp", "or", "icmp", "or", "icmp6"])
         .stdout(Stdio::null())
@@ -146,11 +159,19 @@ pub fn run(run_dir: &Path, modroot: &Path) -> anyhow::Result<()> {
         "guest_seconds": started.elapsed().as_secs_f64(),
         "sctp": scenario.sctp,
     });
-    std::fs::write(run_dir.join("meta.json"), serde_json::to_string_pretty(&meta)? + "\n")?;
+    std::fs::write(
+        run_dir.join("meta.json"),
+        serde_json::to_string_pretty(&meta)? + "\n",
+    )?;
     result.map(|_| ())
 }
 
-fn run_inner(s: &Scenario, bin: &Path, run_dir: &Path, modroot: &Path) -> anyhow::Result<(u64, u64)> {
+fn run_inner(
+    s: &Scenario,
+    bin: &Path,
+    run_dir: &Path,
+    modroot: &Path,
+) -> anyhow::Result<(u64, u64)> {
     load_modules(modroot)?;
     topology::build(s).context("building the topology")?;
     let mn_cap = start_capture(MN, &run_dir.join("mn.pcap"))?;

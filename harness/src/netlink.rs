@@ -43,7 +43,13 @@ impl Netlink {
     /// Opens a NETLINK_ROUTE socket in the current thread's namespace.
     pub fn open() -> io::Result<Self> {
         // SAFETY: plain socket(2).
-        let fd = unsafe { libc::socket(libc::AF_NETLINK, libc::SOCK_RAW | libc::SOCK_CLOEXEC, libc::NETLINK_ROUTE) };
+        let fd = unsafe {
+            libc::socket(
+                libc::AF_NETLINK,
+                libc::SOCK_RAW | libc::SOCK_CLOEXEC,
+                libc::NETLINK_ROUTE,
+            )
+        };
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
@@ -99,7 +105,14 @@ impl Netlink {
         }
         let mut reply = [0u8; 4096];
         // SAFETY: reply is writable.
-        let n = unsafe { libc::recv(self.fd.as_raw_fd(), reply.as_mut_ptr().cast(), reply.len(), 0) };
+        let n = unsafe {
+            libc::recv(
+                self.fd.as_raw_fd(),
+                reply.as_mut_ptr().cast(),
+                reply.len(),
+                0,
+            )
+        };
         if n < 0 {
             return Err(io::Error::last_os_error());
         }
@@ -126,8 +139,27 @@ impl Netlink {
         self.request(RTM_NEWLINK, 0, &body)
     }
 
+    /// `ip link set dev IFINDEX up|down`.
+    pub fn set_up(&mut self, ifindex: u32, up: bool) -> io::Result<()> {
+        const IFF_UP: u32 = 1;
+        let mut body = Vec::new();
+        body.extend_from_slice(&[libc::AF_UNSPEC as u8, 0]);
+        body.extend_from_slice(&0u16.to_ne_bytes());
+        body.extend_from_slice(&(ifindex as i32).to_ne_bytes());
+        body.extend_from_slice(&(if up { IFF_UP } else { 0 }).to_ne_bytes());
+        body.extend_from_slice(&IFF_UP.to_ne_bytes());
+        self.request(RTM_NEWLINK, 0, &body)
+    }
+
     /// `ip addr add|del ADDR/PREFIX dev IFINDEX [nodad]`.
-    pub fn address(&mut self, add: bool, ifindex: u32, addr: IpAddr, prefix: u8, flags: u8) -> io::Result<()> {
+    pub fn address(
+        &mut self,
+        add: bool,
+        ifindex: u32,
+        addr: IpAddr,
+        prefix: u8,
+        flags: u8,
+    ) -> io::Result<()> {
         let (family, bytes): (u8, Vec<u8>) = match addr {
             IpAddr::V4(a) => (libc::AF_INET as u8, a.octets().to_vec()),
             IpAddr::V6(a) => (libc::AF_INET6 as u8, a.octets().to_vec()),

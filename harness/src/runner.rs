@@ -119,7 +119,10 @@ pub fn replay(opts: &ReplayOptions) -> anyhow::Result<Vec<RunResult>> {
                 .join(",")
         };
         for rep in 1..=opts.repeat {
-            let dir = out.join(&scenario.name).join(&group).join(format!("r{rep:02}"));
+            let dir = out
+                .join(&scenario.name)
+                .join(&group)
+                .join(format!("r{rep:02}"));
             if dir.exists() {
                 std::fs::remove_dir_all(&dir)?;
             }
@@ -132,7 +135,11 @@ pub fn replay(opts: &ReplayOptions) -> anyhow::Result<Vec<RunResult>> {
                 if ok { "ok  " } else { "FAIL" },
                 dir.display(),
                 started.elapsed().as_secs_f64(),
-                if ok { String::new() } else { format!(": {message}") }
+                if ok {
+                    String::new()
+                } else {
+                    format!(": {message}")
+                }
             );
             results.push(RunResult { ok });
         }

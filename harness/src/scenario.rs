@@ -135,24 +135,45 @@ pub enum ActionKind {
         address: String,
     },
     /// sctp_bindx(SCTP_BINDX_ADD_ADDR): the kernel sends ADD-IP.
-    BindxAdd { address: String },
+    BindxAdd {
+        address: String,
+    },
     /// sctp_bindx(SCTP_BINDX_REM_ADDR): the kernel sends DELETE-IP.
-    BindxRemove { address: String },
+    BindxRemove {
+        address: String,
+    },
     /// SCTP_SET_PEER_PRIMARY_ADDR: ask the CN to send to this MN address.
-    SetPeerPrimary { address: String },
+    SetPeerPrimary {
+        address: String,
+    },
     /// SCTP_PRIMARY_ADDR: the MN sends to this CN address.
-    SetPrimary { address: String },
-    /// Cut / restore the MN interface's link (both directions).
-    LinkDown { interface: String },
-    LinkUp { interface: String },
+    SetPrimary {
+        address: String,
+    },
+    /// The MN interface loses / regains its link (carrier): the MN's
+    /// kernel stops routing over it, as when a radio link drops.
+    LinkDown {
+        interface: String,
+    },
+    LinkUp {
+        interface: String,
+    },
+    /// A silent cut in the network behind the MN interface (both
+    /// directions); the MN's kernel does not notice.
+    PathCut {
+        interface: String,
+    },
+    PathRestore {
+        interface: String,
+    },
 }
 
 impl Scenario {
     pub fn load(path: &Path) -> anyhow::Result<Self> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read scenario {}", path.display()))?;
-        let s: Scenario =
-            toml::from_str(&text).with_context(|| format!("invalid scenario {}", path.display()))?;
+        let s: Scenario = toml::from_str(&text)
+            .with_context(|| format!("invalid scenario {}", path.display()))?;
         s.validate()
             .with_context(|| format!("invalid scenario {}", path.display()))?;
         Ok(s)
@@ -170,7 +191,9 @@ impl Scenario {
                 ActionKind::AddAddress { interface, .. }
                 | ActionKind::RemoveAddress { interface, .. }
                 | ActionKind::LinkDown { interface }
-                | ActionKind::LinkUp { interface } => Some(interface),
+                | ActionKind::LinkUp { interface }
+                | ActionKind::PathCut { interface }
+                | ActionKind::PathRestore { interface } => Some(interface),
                 _ => None,
             };
             if let Some(i) = iface {

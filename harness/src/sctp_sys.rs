@@ -108,7 +108,12 @@ impl SctpSocket {
         })
     }
 
-    fn setsockopt_bytes(&self, level: libc::c_int, name: libc::c_int, value: &[u8]) -> io::Result<()> {
+    fn setsockopt_bytes(
+        &self,
+        level: libc::c_int,
+        name: libc::c_int,
+        value: &[u8],
+    ) -> io::Result<()> {
         // SAFETY: value points to value.len() readable bytes.
         check(unsafe {
             libc::setsockopt(
@@ -124,9 +129,8 @@ impl SctpSocket {
 
     fn setsockopt<T>(&self, level: libc::c_int, name: libc::c_int, value: &T) -> io::Result<()> {
         // SAFETY: T is a plain repr(C) struct or integer.
-        let bytes = unsafe {
-            std::slice::from_raw_parts((value as *const T).cast::<u8>(), size_of::<T>())
-        };
+        let bytes =
+            unsafe { std::slice::from_raw_parts((value as *const T).cast::<u8>(), size_of::<T>()) };
         self.setsockopt_bytes(level, name, bytes)
     }
 
@@ -143,7 +147,11 @@ impl SctpSocket {
         let len = write_sockaddr(addr, &mut bytes);
         // SAFETY: bytes holds a valid sockaddr of `len` bytes.
         check(unsafe {
-            libc::bind(self.fd.as_raw_fd(), bytes.as_ptr().cast(), len as libc::socklen_t)
+            libc::bind(
+                self.fd.as_raw_fd(),
+                bytes.as_ptr().cast(),
+                len as libc::socklen_t,
+            )
         })
         .map(|_| ())
     }
@@ -168,7 +176,11 @@ impl SctpSocket {
         let len = write_sockaddr(addr, &mut bytes);
         // SAFETY: bytes holds a valid sockaddr of `len` bytes.
         check(unsafe {
-            libc::connect(self.fd.as_raw_fd(), bytes.as_ptr().cast(), len as libc::socklen_t)
+            libc::connect(
+                self.fd.as_raw_fd(),
+                bytes.as_ptr().cast(),
+                len as libc::socklen_t,
+            )
         })
         .map(|_| ())
     }
@@ -181,7 +193,11 @@ impl SctpSocket {
     pub fn accept(&self) -> io::Result<SctpSocket> {
         // SAFETY: accept(2) without peer address.
         let fd = check(unsafe {
-            libc::accept(self.fd.as_raw_fd(), std::ptr::null_mut(), std::ptr::null_mut())
+            libc::accept(
+                self.fd.as_raw_fd(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
         })?;
         // SAFETY: fd is a new descriptor owned here.
         Ok(SctpSocket {

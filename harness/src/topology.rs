@@ -8,8 +8,10 @@
 //! Delay, jitter, loss and rate sit on lkK's two ports (lmn toward the MN, lcore
 //! toward the core), never on an endpoint's own interface: netem on an
 //! endpoint would delay packets before that endpoint's tcpdump sees them.
-//! A link cut detaches `lmn` from its bridge: both directions stop, carriers
+//! `path_cut` detaches `lmn` from its bridge: both directions stop, carriers
 //! and neighbour entries stay, and the sender still captures what it sent.
+//! `link_down` sets `lmn` down, so the MN's interface loses carrier and,
+//! with `ignore_routes_with_linkdown`, the MN routes around it.
 
 use crate::scenario::{ActionKind, Scenario};
 use anyhow::{bail, Context};
@@ -92,7 +94,9 @@ pub fn mn_addresses(s: &Scenario) -> anyhow::Result<Vec<(usize, IpAddr)>> {
                 .iter()
                 .position(|m| &m.name == interface)
                 .context("unknown interface")?;
-            let a: IpAddr = address.parse().with_context(|| format!("bad address {address}"))?;
+            let a: IpAddr = address
+                .parse()
+                .with_context(|| format!("bad address {address}"))?;
             if !out.contains(&(i, a)) {
                 out.push((i, a));
             }
@@ -107,6 +111,16 @@ pub fn build(s: &Scenario) -> anyhow::Result<()> {
     for ns in [MN, CN, CORE] {
         sh(&format!("ip netns add {ns}"))?;
         sh(&format!("ip -n {ns} link set lo up"))?;
+    }
+    // Routes over a carrier-less interface are unusable (as on a host whose
+    // radio link dropped); set before the interfaces exist so `default`
+    // applies to them.
+    for family in ["ipv4", "ipv6"] {
+        for scope in ["all", "default"] {
+            sh(&format!(
+                "ip netns exec {MN} sysctl -q -w net.{family}.conf.{scope}.ignore_routes_with_linkdown=1"
+            ))?;
+        }
     }
     sh(&format!("ip -n {CORE} link add cbr type bridge"))?;
     sh(&format!(
@@ -173,7 +187,9 @@ pub fn build(s: &Scenario) -> anyhow::Result<()> {
     for (k, (i, a)) in mn_addresses(s)?.into_iter().enumerate() {
         let table = 100 + k;
         let dev = &s.topology.mn_interfaces[i].name;
-        sh(&format!("ip {family} -n {MN} rule add from {a} table {table}"))?;
+        sh(&format!(
+            "ip {family} -n {MN} rule add from {a} table {table}"
+        ))?;
         sh(&format!(
             "ip {family} -n {MN} route add {cn} dev {dev} table {table}"
         ))?;

@@ -206,10 +206,9 @@ impl CaptureReader {
                                 Block::EnhancedPacket(epb) => {
                                     let iface = self.interfaces.get(epb.if_id as usize).copied();
                                     let (link_type, ts) = match iface {
-                                        Some(i) => (
-                                            i.link_type,
-                                            pcapng_time(epb.ts_high, epb.ts_low, i),
-                                        ),
+                                        Some(i) => {
+                                            (i.link_type, pcapng_time(epb.ts_high, epb.ts_low, i))
+                                        }
                                         // An EPB naming an interface that was never
                                         // described: deliver it with an impossible
                                         // link type so it is counted, not lost.

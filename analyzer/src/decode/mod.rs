@@ -130,8 +130,12 @@ impl Decoder {
             reassembler,
         } = self;
         match kind {
-            ethertype::IPV4 => ipv4_layer(options, reassembler, payload, frame.timestamp, cut, hint),
-            ethertype::IPV6 => ipv6_layer(options, reassembler, payload, frame.timestamp, cut, hint),
+            ethertype::IPV4 => {
+                ipv4_layer(options, reassembler, payload, frame.timestamp, cut, hint)
+            }
+            ethertype::IPV6 => {
+                ipv6_layer(options, reassembler, payload, frame.timestamp, cut, hint)
+            }
             _ => Decoded::NotSctp,
         }
     }
@@ -140,9 +144,11 @@ impl Decoder {
 /// Strips the link-layer header. Returns the EtherType of the payload (raw
 /// IP links are mapped to the IPv4/IPv6 EtherTypes), the payload and an
 /// interface hint.
-fn link_payload<'a>(
-    frame: &Frame<'a>,
-) -> Result<Option<(u16, &'a [u8], Option<u32>)>, LinkError> {
+/// What the link layer yields: the payload's EtherType, the payload, and
+/// an interface hint.
+type LinkPayload<'a> = (u16, &'a [u8], Option<u32>);
+
+fn link_payload<'a>(frame: &Frame<'a>) -> Result<Option<LinkPayload<'a>>, LinkError> {
     let data = frame.data;
     let pcapng_hint = Some(frame.interface);
     match frame.link_type {
@@ -157,7 +163,11 @@ fn link_payload<'a>(
         }
         link_type::LINUX_SLL2 => {
             let sll = linux_sll::Sll2Packet::new_checked(data).map_err(LinkError::Wire)?;
-            Ok(Some((sll.protocol(), sll.payload(), Some(sll.interface_index()))))
+            Ok(Some((
+                sll.protocol(),
+                sll.payload(),
+                Some(sll.interface_index()),
+            )))
         }
         link_type::RAW_12 | link_type::RAW_14 | link_type::RAW => match data.first() {
             Some(b) if b >> 4 == 4 => Ok(Some((ethertype::IPV4, data, pcapng_hint))),

@@ -113,7 +113,9 @@ mod tests {
         let mut r = Reassembler::default();
         assert!(r.add(key(1), 8, false, &[9, 10], Timestamp(0)).is_none());
         assert!(r.add(key(2), 0, true, &[0; 8], Timestamp(1)).is_none());
-        let whole = r.add(key(1), 0, true, &[1, 2, 3, 4, 5, 6, 7, 8], Timestamp(2)).unwrap();
+        let whole = r
+            .add(key(1), 0, true, &[1, 2, 3, 4, 5, 6, 7, 8], Timestamp(2))
+            .unwrap();
         assert_eq!(whole, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10][..]);
     }
 

@@ -16,7 +16,13 @@ fn rtt_cell(s: &RttStats) -> String {
     if s.samples == 0 {
         "-".into()
     } else {
-        format!("{}/{}/{} ({})", ms(s.min), ms(s.mean()), ms(s.max), s.samples)
+        format!(
+            "{}/{}/{} ({})",
+            ms(s.min),
+            ms(s.mean()),
+            ms(s.max),
+            s.samples
+        )
     }
 }
 
@@ -72,7 +78,11 @@ fn render(s: &mut String, f: &FileAnalysis) -> std::fmt::Result {
         writeln!(s, "  frame {}: {}", p.frame, p.reason)?;
     }
     if f.problems.len() > 5 {
-        writeln!(s, "  … {} more problem frames (see --format json)", f.problems.len() - 5)?;
+        writeln!(
+            s,
+            "  … {} more problem frames (see --format json)",
+            f.problems.len() - 5
+        )?;
     }
     if f.time_order.regressions > 0 {
         writeln!(
@@ -189,7 +199,8 @@ fn association(s: &mut String, f: &FileAnalysis, a: &Association) -> std::fmt::R
             rtt_cell(&p.hb_rtt),
             rtt_cell(&p.data_rtt),
             ms(p.rto.srtt.map(|_| p.rto.rto)),
-            p.confirmed_frame.map_or_else(|| "-".into(), |c| c.to_string()),
+            p.confirmed_frame
+                .map_or_else(|| "-".into(), |c| c.to_string()),
             if p.active { "active" } else { "inactive" }
         )?;
     }
@@ -228,7 +239,10 @@ fn association(s: &mut String, f: &FileAnalysis, a: &Association) -> std::fmt::R
     for e in f.events.iter().filter(|e| e.association == a.id) {
         match &e.kind {
             EventKind::Asconf {
-                serial, requests, sender, ..
+                serial,
+                requests,
+                sender,
+                ..
             } => {
                 let reqs: Vec<String> = requests
                     .iter()

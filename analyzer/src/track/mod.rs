@@ -18,7 +18,9 @@ use crate::wire::sctp_chunk::{
     chunk_type, AsconfAckChunk, AsconfChunk, Chunk, DataChunk, HeartbeatChunk, IDataChunk,
     InitChunk, SackChunk, ShutdownChunk, FLAG_T,
 };
-use crate::wire::sctp_param::{cause_code, param_type, AsconfOp, AsconfRequestRepr, AsconfResponseRepr};
+use crate::wire::sctp_param::{
+    cause_code, param_type, AsconfOp, AsconfRequestRepr, AsconfResponseRepr,
+};
 use crate::wire::Error as WireError;
 use assoc::{Association, DataSegment, PendingAsconf, PendingHeartbeat, Start};
 use path::{ChunkCounts, PathState, Transition};
@@ -422,10 +424,9 @@ impl Tracker {
 
     fn transition(&self, ctx: &Ctx, path: PathId, t: Option<Transition>, sink: &mut dyn EventSink) {
         match t {
-            Some(Transition::BecameInactive(error_count)) => sink.emit(ctx.event(EventKind::PathInactive {
-                path,
-                error_count,
-            })),
+            Some(Transition::BecameInactive(error_count)) => {
+                sink.emit(ctx.event(EventKind::PathInactive { path, error_count }))
+            }
             Some(Transition::BecameActive) => sink.emit(ctx.event(EventKind::PathActive { path })),
             None => {}
         }
@@ -455,7 +456,13 @@ impl Tracker {
             }
             chunk_type::SACK | chunk_type::NR_SACK => {
                 let s = SackChunk::new_checked(chunk).map_err(malformed)?;
-                self.sack(ctx, s.cumulative_tsn_ack(), s.gap_blocks(), s.dup_tsn_count(), sink);
+                self.sack(
+                    ctx,
+                    s.cumulative_tsn_ack(),
+                    s.gap_blocks(),
+                    s.dup_tsn_count(),
+                    sink,
+                );
             }
             chunk_type::SHUTDOWN => {
                 let s = ShutdownChunk::new_checked(chunk).map_err(malformed)?;

@@ -137,6 +137,9 @@ mod tests {
         let mut s = RttStats::default();
         s.add(Nanos(10));
         s.add(Nanos(30));
-        assert_eq!((s.min, s.max, s.mean()), (Some(Nanos(10)), Some(Nanos(30)), Some(Nanos(20))));
+        assert_eq!(
+            (s.min, s.max, s.mean()),
+            (Some(Nanos(10)), Some(Nanos(30)), Some(Nanos(20)))
+        );
     }
 }

@@ -175,7 +175,9 @@ impl TsnLedger {
                     },
                 };
                 if let DataClass::Retransmission {
-                    already_acked, fast, ..
+                    already_acked,
+                    fast,
+                    ..
                 } = class
                 {
                     if already_acked {
@@ -203,7 +205,8 @@ impl TsnLedger {
             self.window.clear();
             self.base = tsn;
         } else {
-            self.window.extend(std::iter::repeat_n(TsnRecord::UNSEEN, skipped));
+            self.window
+                .extend(std::iter::repeat_n(TsnRecord::UNSEEN, skipped));
         }
         self.window.push_back(record);
         while self.window.len() > MAX_WINDOW {
@@ -343,12 +346,22 @@ mod tests {
         );
         // SACK cum 101: 100 was sent twice (no sample), 101 once.
         let s = l.on_sack(101, std::iter::empty(), t(51));
-        assert_eq!(s, Some(RttSample { path: 0, tsn: 101, rtt: Nanos::from_millis(50) }));
+        assert_eq!(
+            s,
+            Some(RttSample {
+                path: 0,
+                tsn: 101,
+                rtt: Nanos::from_millis(50)
+            })
+        );
         assert_eq!(l.newly_acked_paths(), &[1, 0]);
         // A copy of an acknowledged TSN.
         assert!(matches!(
             l.on_data(101, 4, t(60), 0, 10),
-            DataClass::Retransmission { already_acked: true, .. }
+            DataClass::Retransmission {
+                already_acked: true,
+                ..
+            }
         ));
         assert_eq!(l.counters.new_chunks, 2);
         assert_eq!(l.counters.retransmitted_chunks, 2);
@@ -367,12 +380,19 @@ mod tests {
         }
         assert!(matches!(
             l.on_data(2, 7, t(11), 0, 1),
-            DataClass::Retransmission { fast: true, already_acked: false, .. }
+            DataClass::Retransmission {
+                fast: true,
+                already_acked: false,
+                ..
+            }
         ));
         // Gap-acked TSN 3 sent again counts as already acknowledged.
         assert!(matches!(
             l.on_data(3, 8, t(12), 0, 1),
-            DataClass::Retransmission { already_acked: true, .. }
+            DataClass::Retransmission {
+                already_acked: true,
+                ..
+            }
         ));
         assert_eq!(l.counters.gap_blocks, 3);
     }
@@ -384,7 +404,10 @@ mod tests {
         l.on_data(12, 2, t(1), 0, 1);
         assert!(matches!(
             l.on_data(11, 3, t(2), 0, 1),
-            DataClass::Retransmission { previous_frame: None, .. }
+            DataClass::Retransmission {
+                previous_frame: None,
+                ..
+            }
         ));
         assert_eq!(l.counters.first_seen_below_highest, 1);
     }

@@ -83,9 +83,7 @@ mod tests {
 
     #[test]
     fn untagged_ipv4() {
-        let bytes = [
-            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x08, 0x00, 0x45, 0x00,
-        ];
+        let bytes = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x08, 0x00, 0x45, 0x00];
         let frame = Frame::new_checked(&bytes[..]).unwrap();
         assert_eq!(frame.source(), [6, 7, 8, 9, 10, 11]);
         assert_eq!(frame.payload().unwrap(), (0x0800, &[0x45, 0x00][..]));

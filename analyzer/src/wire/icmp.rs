@@ -71,6 +71,9 @@ mod tests {
         assert!(p.is_v4_error());
         assert_eq!(p.code(), 1);
         assert_eq!(p.quoted(), &[0x45][..]);
-        assert_eq!(Packet::new_checked(&bytes[..7]).err(), Some(Error::Truncated));
+        assert_eq!(
+            Packet::new_checked(&bytes[..7]).err(),
+            Some(Error::Truncated)
+        );
     }
 }

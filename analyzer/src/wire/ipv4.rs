@@ -109,8 +109,8 @@ mod tests {
     // 24-byte header (one 4-byte option), 4 bytes of payload, 2 bytes of
     // Ethernet padding after the datagram.
     const WITH_OPTION: [u8; 30] = [
-        0x46, 0x00, 0x00, 0x1c, 0x12, 0x34, 0x20, 0x03, 0x40, 0x84, 0x00, 0x00, 10, 0, 0, 1, 10,
-        0, 0, 2, 0x01, 0x01, 0x00, 0x00, 0xde, 0xad, 0xbe, 0xef, 0xff, 0xff,
+        0x46, 0x00, 0x00, 0x1c, 0x12, 0x34, 0x20, 0x03, 0x40, 0x84, 0x00, 0x00, 10, 0, 0, 1, 10, 0,
+        0, 2, 0x01, 0x01, 0x00, 0x00, 0xde, 0xad, 0xbe, 0xef, 0xff, 0xff,
     ];
 
     #[test]
@@ -130,9 +130,15 @@ mod tests {
     fn cut_payload_and_bad_headers() {
         let p = Packet::new_checked(&WITH_OPTION[..26]).unwrap();
         assert_eq!(p.payload(), (&[0xde, 0xad][..], true));
-        assert_eq!(Packet::new_checked(&WITH_OPTION[..19]).err(), Some(Error::Truncated));
+        assert_eq!(
+            Packet::new_checked(&WITH_OPTION[..19]).err(),
+            Some(Error::Truncated)
+        );
         let mut v6 = WITH_OPTION;
         v6[0] = 0x66;
-        assert!(matches!(Packet::new_checked(&v6[..]), Err(Error::Malformed(_))));
+        assert!(matches!(
+            Packet::new_checked(&v6[..]),
+            Err(Error::Malformed(_))
+        ));
     }
 }

@@ -141,7 +141,9 @@ impl<'a> Packet<&'a [u8]> {
     pub fn payload_from(&self, offset: usize) -> Result<(&'a [u8], bool)> {
         let end = field::HEADER_LEN + usize::from(self.payload_len());
         if offset > end {
-            return Err(Error::Malformed("IPv6 extension headers exceed payload length"));
+            return Err(Error::Malformed(
+                "IPv6 extension headers exceed payload length",
+            ));
         }
         if self.buffer.len() < end {
             Ok((self.buffer.get(offset..).unwrap_or(&[]), true))
@@ -184,7 +186,11 @@ mod tests {
         assert_eq!(upper.offset, 56);
         assert_eq!(
             upper.fragment,
-            Some(FragmentInfo { ident: 0xabcd_0001, offset: 16, more: true })
+            Some(FragmentInfo {
+                ident: 0xabcd_0001,
+                offset: 16,
+                more: true
+            })
         );
         assert_eq!(packet.payload_from(56).unwrap(), (&[1, 2, 3, 4][..], false));
         assert_eq!(packet.src_addr().segments()[7], 1);

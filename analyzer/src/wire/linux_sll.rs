@@ -107,9 +107,7 @@ mod tests {
 
     #[test]
     fn sll_fields() {
-        let bytes = [
-            0, 4, 0, 1, 0, 6, 1, 2, 3, 4, 5, 6, 0, 0, 0x86, 0xdd, 0x60,
-        ];
+        let bytes = [0, 4, 0, 1, 0, 6, 1, 2, 3, 4, 5, 6, 0, 0, 0x86, 0xdd, 0x60];
         let p = SllPacket::new_checked(&bytes[..]).unwrap();
         assert_eq!(p.packet_type(), PACKET_OUTGOING);
         assert_eq!(p.protocol(), 0x86dd);

@@ -259,7 +259,9 @@ impl<'a> SackChunk<'a> {
             + 4 * (usize::from(sack.gap_block_count()) + usize::from(sack.nr_gap_block_count()))
             + 4 * usize::from(sack.dup_tsn_count());
         if value.len() < needed {
-            return Err(Error::Malformed("SACK shorter than its gap and duplicate lists"));
+            return Err(Error::Malformed(
+                "SACK shorter than its gap and duplicate lists",
+            ));
         }
         Ok(sack)
     }
@@ -480,7 +482,10 @@ mod tests {
             0x00, 0x00,
         ];
         let chunk = Chunk::new_checked(&bytes[..]).unwrap();
-        assert!(matches!(SackChunk::new_checked(&chunk), Err(Error::Malformed(_))));
+        assert!(matches!(
+            SackChunk::new_checked(&chunk),
+            Err(Error::Malformed(_))
+        ));
     }
 
     #[test]
@@ -508,19 +513,29 @@ mod tests {
         assert_eq!(reqs[0].op, AsconfOp::AddIp);
         assert_eq!(reqs[0].address, IpAddr::V4(Ipv4Addr::new(10, 0, 1, 1)));
 
-        let ack = [0x80, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x01, 0xc0, 0x05, 0x00, 0x08, 0, 0, 0, 5];
+        let ack = [
+            0x80, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x01, 0xc0, 0x05, 0x00, 0x08, 0, 0, 0, 5,
+        ];
         let chunk = Chunk::new_checked(&ack[..]).unwrap();
         let view = AsconfAckChunk::new_checked(&chunk).unwrap();
         assert_eq!(view.serial(), 1);
         let resp = AsconfResponseRepr::parse(&view.responses().next().unwrap().unwrap())
             .unwrap()
             .unwrap();
-        assert_eq!(resp, AsconfResponseRepr { correlation_id: 5, error_cause: None });
+        assert_eq!(
+            resp,
+            AsconfResponseRepr {
+                correlation_id: 5,
+                error_cause: None
+            }
+        );
     }
 
     #[test]
     fn heartbeat_info() {
-        let bytes = [0x04, 0x00, 0x00, 0x0c, 0x00, 0x01, 0x00, 0x08, 0xde, 0xad, 0xbe, 0xef];
+        let bytes = [
+            0x04, 0x00, 0x00, 0x0c, 0x00, 0x01, 0x00, 0x08, 0xde, 0xad, 0xbe, 0xef,
+        ];
         let chunk = Chunk::new_checked(&bytes[..]).unwrap();
         let hb = HeartbeatChunk::new_checked(&chunk).unwrap();
         assert_eq!(hb.info().unwrap(), &[0xde, 0xad, 0xbe, 0xef][..]);
@@ -528,11 +543,17 @@ mod tests {
 
     #[test]
     fn chunk_length_checks() {
-        assert_eq!(Chunk::new_checked(&[0u8, 0, 0][..]).err(), Some(Error::Truncated));
+        assert_eq!(
+            Chunk::new_checked(&[0u8, 0, 0][..]).err(),
+            Some(Error::Truncated)
+        );
         assert!(matches!(
             Chunk::new_checked(&[0u8, 0, 0, 2][..]).err(),
             Some(Error::Malformed(_))
         ));
-        assert_eq!(Chunk::new_checked(&[0u8, 0, 0, 8, 1][..]).err(), Some(Error::Truncated));
+        assert_eq!(
+            Chunk::new_checked(&[0u8, 0, 0, 8, 1][..]).err(),
+            Some(Error::Truncated)
+        );
     }
 }

@@ -105,7 +105,9 @@ impl<'a> Param<&'a [u8]> {
     /// The correlation id of an ASCONF / ASCONF-ACK parameter.
     pub fn correlation_id(&self) -> Result<u32> {
         if self.length() < field::ASCONF_NESTED {
-            return Err(Error::Malformed("ASCONF parameter shorter than its correlation id"));
+            return Err(Error::Malformed(
+                "ASCONF parameter shorter than its correlation id",
+            ));
         }
         Ok(be32(self.buffer, field::CORRELATION_ID.start))
     }
@@ -313,7 +315,9 @@ mod tests {
     #[test]
     fn padded_run_and_truncation() {
         // Host name "ab" (length 6, padded to 8), then IPv6 ::1 truncated.
-        let bytes = [0x00, 0x0b, 0x00, 0x06, b'a', b'b', 0, 0, 0x00, 0x06, 0x00, 0x14, 0, 0];
+        let bytes = [
+            0x00, 0x0b, 0x00, 0x06, b'a', b'b', 0, 0, 0x00, 0x06, 0x00, 0x14, 0, 0,
+        ];
         let mut it = Params::new(&bytes[..]);
         let first = it.next().unwrap().unwrap();
         assert_eq!(first.param_type(), param_type::HOST_NAME);

@@ -1,0 +1,243 @@
+//! Test helpers: read a real capture's frames and write them back in other
+//! encapsulations and file formats (the variants a demanding user brings).
+#![allow(dead_code)]
+
+use sctp_handover::capture;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+pub fn sample(name: &str, side: &str) -> PathBuf {
+    repo_root()
+        .join("sample-captures")
+        .join(name)
+        .join(format!("{side}.pcap"))
+}
+
+/// Every (scenario, side) capture shipped in sample-captures/.
+pub fn all_samples() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(repo_root().join("sample-captures"))
+        .expect("sample-captures/ exists")
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        for side in ["mn", "cn"] {
+            let p = d.join(format!("{side}.pcap"));
+            if p.exists() {
+                out.push(p);
+            }
+        }
+    }
+    assert!(!out.is_empty(), "no sample captures found");
+    out
+}
+
+#[derive(Clone)]
+pub struct RawFrame {
+    pub ts_ns: i64,
+    pub link_type: u32,
+    pub data: Vec<u8>,
+    pub original_len: u32,
+}
+
+pub fn read_frames(path: &Path) -> Vec<RawFrame> {
+    let mut reader = capture::open(path).expect("readable capture");
+    let mut frames = Vec::new();
+    reader
+        .for_each_frame(|f| {
+            frames.push(RawFrame {
+                ts_ns: f.timestamp.0,
+                link_type: f.link_type,
+                data: f.data.to_vec(),
+                original_len: f.original_len,
+            })
+        })
+        .expect("complete read");
+    frames
+}
+
+/// The IP packet inside an SLL2 frame (the harness's link type), with the
+/// SLL2 interface index.
+pub fn sll2_to_ip(frame: &RawFrame) -> (Vec<u8>, u32) {
+    assert_eq!(frame.link_type, 276, "sample captures are SLL2");
+    let ifindex = u32::from_be_bytes([frame.data[4], frame.data[5], frame.data[6], frame.data[7]]);
+    (frame.data[20..].to_vec(), ifindex)
+}
+
+pub fn ethertype_of(ip: &[u8]) -> u16 {
+    if ip[0] >> 4 == 6 {
+        0x86dd
+    } else {
+        0x0800
+    }
+}
+
+/// Ethernet II with the given VLAN tags (TPID, VID), outermost first.
+pub fn ethernet(ip: &[u8], tags: &[(u16, u16)]) -> Vec<u8> {
+    let mut v = vec![0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x02];
+    for (tpid, vid) in tags {
+        v.extend_from_slice(&tpid.to_be_bytes());
+        v.extend_from_slice(&vid.to_be_bytes());
+    }
+    v.extend_from_slice(&ethertype_of(ip).to_be_bytes());
+    v.extend_from_slice(ip);
+    v
+}
+
+pub fn sll1(ip: &[u8]) -> Vec<u8> {
+    let mut v = vec![0, 0, 0, 1, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0];
+    v.extend_from_slice(&ethertype_of(ip).to_be_bytes());
+    v.extend_from_slice(ip);
+    v
+}
+
+pub fn sll2(ip: &[u8], ifindex: u32) -> Vec<u8> {
+    let mut v = Vec::new();
+    v.extend_from_slice(&ethertype_of(ip).to_be_bytes());
+    v.extend_from_slice(&[0, 0]);
+    v.extend_from_slice(&ifindex.to_be_bytes());
+    v.extend_from_slice(&[0, 1, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0]);
+    v.extend_from_slice(ip);
+    v
+}
+
+/// BSD loopback header in little-endian host order (DLT_NULL).
+pub fn null_loopback(ip: &[u8]) -> Vec<u8> {
+    let family: u32 = if ip[0] >> 4 == 6 { 30 } else { 2 };
+    let mut v = family.to_le_bytes().to_vec();
+    v.extend_from_slice(ip);
+    v
+}
+
+pub struct PcapFrame<'a> {
+    pub ts_ns: i64,
+    pub data: &'a [u8],
+    pub original_len: u32,
+}
+
+/// A classic pcap file in either byte order and µs or ns resolution.
+pub fn write_pcap(
+    path: &Path,
+    link_type: u32,
+    nanos: bool,
+    big_endian: bool,
+    frames: &[PcapFrame<'_>],
+) {
+    let mut out = Vec::new();
+    let u32b = |v: u32| {
+        if big_endian {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    let u16b = |v: u16| {
+        if big_endian {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    out.extend_from_slice(&u32b(if nanos { 0xa1b2_3c4d } else { 0xa1b2_c3d4 }));
+    out.extend_from_slice(&u16b(2));
+    out.extend_from_slice(&u16b(4));
+    out.extend_from_slice(&u32b(0));
+    out.extend_from_slice(&u32b(0));
+    out.extend_from_slice(&u32b(262_144));
+    out.extend_from_slice(&u32b(link_type));
+    for f in frames {
+        let secs = f.ts_ns.div_euclid(1_000_000_000) as u32;
+        let frac = f.ts_ns.rem_euclid(1_000_000_000) as u32;
+        out.extend_from_slice(&u32b(secs));
+        out.extend_from_slice(&u32b(if nanos { frac } else { frac / 1000 }));
+        out.extend_from_slice(&u32b(f.data.len() as u32));
+        out.extend_from_slice(&u32b(f.original_len));
+        out.extend_from_slice(f.data);
+    }
+    std::fs::write(path, out).expect("write pcap");
+}
+
+/// A pcapng file: one SHB, the given interfaces (link type, if_tsresol),
+/// then EPBs naming their interface.
+pub fn write_pcapng(path: &Path, interfaces: &[(u16, u8)], frames: &[(u32, PcapFrame<'_>)]) {
+    let mut out = Vec::new();
+    let block = |out: &mut Vec<u8>, kind: u32, body: &[u8]| {
+        let len = 12 + ((body.len() + 3) & !3);
+        out.extend_from_slice(&kind.to_le_bytes());
+        out.extend_from_slice(&(len as u32).to_le_bytes());
+        out.extend_from_slice(body);
+        out.resize(out.len() + ((4 - body.len() % 4) % 4), 0);
+        out.extend_from_slice(&(len as u32).to_le_bytes());
+    };
+    let mut shb = Vec::new();
+    shb.extend_from_slice(&0x1a2b_3c4du32.to_le_bytes());
+    shb.extend_from_slice(&1u16.to_le_bytes());
+    shb.extend_from_slice(&0u16.to_le_bytes());
+    shb.extend_from_slice(&(-1i64).to_le_bytes());
+    block(&mut out, 0x0a0d_0d0a, &shb);
+    // An unknown block type, which readers must skip.
+    block(&mut out, 0x0000_0bad, &[1, 2, 3, 4]);
+    for (link, tsresol) in interfaces {
+        let mut idb = Vec::new();
+        idb.extend_from_slice(&link.to_le_bytes());
+        idb.extend_from_slice(&0u16.to_le_bytes());
+        idb.extend_from_slice(&262_144u32.to_le_bytes());
+        // if_tsresol option (code 9, length 1), then opt_endofopt.
+        idb.extend_from_slice(&9u16.to_le_bytes());
+        idb.extend_from_slice(&1u16.to_le_bytes());
+        idb.extend_from_slice(&[*tsresol, 0, 0, 0]);
+        idb.extend_from_slice(&[0, 0, 0, 0]);
+        block(&mut out, 1, &idb);
+    }
+    for (iface, f) in frames {
+        let units_per_sec = 10u64.pow(u32::from(interfaces[*iface as usize].1));
+        let ts = (f.ts_ns as u128 * units_per_sec as u128 / 1_000_000_000) as u64;
+        let mut epb = Vec::new();
+        epb.extend_from_slice(&iface.to_le_bytes());
+        epb.extend_from_slice(&((ts >> 32) as u32).to_le_bytes());
+        epb.extend_from_slice(&(ts as u32).to_le_bytes());
+        epb.extend_from_slice(&(f.data.len() as u32).to_le_bytes());
+        epb.extend_from_slice(&f.original_len.to_le_bytes());
+        epb.extend_from_slice(f.data);
+        epb.resize((epb.len() + 3) & !3, 0);
+        block(&mut out, 6, &epb);
+    }
+    std::fs::write(path, out).expect("write pcapng");
+}
+
+pub fn gzip(src: &Path, dst: &Path) {
+    let data = std::fs::read(src).expect("read");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(&data).expect("gzip");
+    std::fs::write(dst, enc.finish().expect("gzip")).expect("write gz");
+}
+
+pub fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sctp-handover-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// Runs tshark and returns its stdout; tshark is part of the project's
+/// setup (make setup), so its absence is a failure, not a skip.
+pub fn tshark(args: &[&str]) -> String {
+    let out = Command::new("tshark")
+        .args(args)
+        .output()
+        .expect("tshark is installed (run `make setup`)");
+    assert!(
+        out.status.success(),
+        "tshark {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
