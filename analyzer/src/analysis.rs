@@ -60,6 +60,9 @@ pub struct Accounting {
     /// Frames whose link or IP headers are invalid.
     pub malformed: u64,
     pub unsupported_link_type: u64,
+    /// pcapng custom / systemd-journal records (numbered as frames by
+    /// Wireshark, so counted here to keep frame numbers aligned).
+    pub non_packet_records: u64,
 }
 
 impl Accounting {
@@ -74,6 +77,7 @@ impl Accounting {
             + self.truncated
             + self.malformed
             + self.unsupported_link_type
+            + self.non_packet_records
     }
 }
 
@@ -203,6 +207,7 @@ impl Pipeline {
                 self.accounting.malformed += 1;
                 self.problem(frame.number, why);
             }
+            Decoded::NonPacketRecord => self.accounting.non_packet_records += 1,
             Decoded::UnsupportedLinkType(t) => {
                 self.accounting.unsupported_link_type += 1;
                 self.problem(frame.number, format!("unsupported link type {t}"));

@@ -23,6 +23,10 @@ pub mod link_type {
     pub const IPV4: u32 = 228;
     pub const IPV6: u32 = 229;
     pub const LINUX_SLL2: u32 = 276;
+    /// Not a libpcap value: marks a pcapng record that Wireshark numbers as
+    /// a frame but that carries no packet (custom and systemd journal
+    /// blocks), so that our frame numbers match Wireshark's.
+    pub const NON_PACKET_RECORD: u32 = 0xffff_fffe;
 }
 
 /// One captured frame, borrowed from the reader's buffer.

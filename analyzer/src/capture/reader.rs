@@ -240,6 +240,17 @@ impl CaptureReader {
                                         data: spb.packet_data(),
                                     });
                                 }
+                                Block::Custom(_) | Block::SystemdJournalExport(_) => {
+                                    outcome.frames += 1;
+                                    on_frame(Frame {
+                                        number: outcome.frames,
+                                        timestamp: last_ts,
+                                        link_type: super::link_type::NON_PACKET_RECORD,
+                                        interface: 0,
+                                        original_len: 0,
+                                        data: &[],
+                                    });
+                                }
                                 _ => outcome.non_packet_blocks += 1,
                             }
                         }

@@ -61,6 +61,8 @@ pub enum Decoded<'a> {
     Truncated(&'static str),
     Malformed(&'static str),
     UnsupportedLinkType(u32),
+    /// A pcapng record numbered as a frame that holds no packet.
+    NonPacketRecord,
 }
 
 /// Decoder options.
@@ -118,6 +120,9 @@ impl Decoder {
     }
 
     pub fn decode<'a>(&'a mut self, frame: &Frame<'a>) -> Decoded<'a> {
+        if frame.link_type == link_type::NON_PACKET_RECORD {
+            return Decoded::NonPacketRecord;
+        }
         let cut = frame.is_cut();
         let (kind, payload, hint) = match link_payload(frame) {
             Ok(Some(x)) => x,

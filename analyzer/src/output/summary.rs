@@ -65,6 +65,7 @@ fn render(s: &mut String, f: &FileAnalysis) -> std::fmt::Result {
         (a.truncated, "truncated"),
         (a.malformed, "malformed"),
         (a.unsupported_link_type, "unsupported link type"),
+        (a.non_packet_records, "pcapng records without packets"),
     ] {
         if n > 0 {
             parts.push(format!("{n} {label}"));

@@ -183,8 +183,8 @@ pub fn write_pcapng(path: &Path, interfaces: &[(u16, u8)], frames: &[(u32, PcapF
     shb.extend_from_slice(&0u16.to_le_bytes());
     shb.extend_from_slice(&(-1i64).to_le_bytes());
     block(&mut out, 0x0a0d_0d0a, &shb);
-    // An unknown block type, which readers must skip.
-    block(&mut out, 0x0000_0bad, &[1, 2, 3, 4]);
+    // A block type no specification defines, which readers must skip.
+    block(&mut out, 0x0000_0123, &[1, 2, 3, 4]);
     for (link, tsresol) in interfaces {
         let mut idb = Vec::new();
         idb.extend_from_slice(&link.to_le_bytes());

@@ -1,0 +1,106 @@
+//! The `sctp-handover` binary as a user runs it.
+
+mod common;
+
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sctp-handover"))
+        .args(args)
+        .output()
+        .expect("binary runs");
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8(out.stdout).expect("utf-8"),
+        String::from_utf8(out.stderr).expect("utf-8"),
+    )
+}
+
+#[test]
+fn text_summary_names_what_happened() {
+    let p = common::sample("koh-kim-1", "mn");
+    let (code, out, err) = run(&["analyze", p.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("164 SCTP analysed, 27 not SCTP"), "{out}");
+    assert!(
+        out.contains("ASCONF-ACK serial 409591712 for frame 65"),
+        "{out}"
+    );
+    assert!(
+        out.contains("new DATA from endpoint 1 moves from path 1 to path 2"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_bad_file_among_good_ones_is_reported_and_the_rest_analysed() {
+    let dir = common::tempdir("cli");
+    let bad = dir.join("README.md");
+    std::fs::write(&bad, "# not a capture").expect("write");
+    let good = common::sample("koh-kim-1", "cn");
+    let (code, out, err) = run(&[
+        "analyze",
+        "--format",
+        "json",
+        bad.to_str().expect("utf-8"),
+        good.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 2, "a file that is not a capture gives exit status 2");
+    assert!(
+        err.contains("README.md") && err.contains("not a pcap or pcapng capture"),
+        "{err}"
+    );
+    assert!(err.contains("23 20 6e 6f"), "names the bytes found: {err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("JSON on stdout");
+    assert_eq!(doc["schema"], "sctp-handover/analysis");
+    assert_eq!(doc["schema_version"], 1);
+    let files = doc["files"].as_array().expect("files");
+    assert_eq!(files.len(), 2);
+    assert!(files[0]["error"]
+        .as_str()
+        .expect("error")
+        .contains("README.md"));
+    let f = &files[1];
+    let frames = f["frames"].as_u64().expect("frames");
+    let counted: u64 = f["accounting"]
+        .as_object()
+        .expect("accounting")
+        .values()
+        .map(|v| v.as_u64().expect("count"))
+        .sum();
+    assert_eq!(counted, frames, "every frame in exactly one category");
+    // Events carry frame numbers and exact epoch times (tshark's
+    // frame.time_epoch format).
+    let asconf = f["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .find(|e| e["event"] == "asconf")
+        .expect("an ASCONF event");
+    // Checked with tshark -e frame.number -e frame.time_epoch.
+    assert_eq!(asconf["frame"], 57);
+    assert_eq!(asconf["time"], "1795342932.774125000");
+    assert_eq!(asconf["requests"][0]["op"], "add_ip");
+}
+
+#[test]
+fn truncated_input_warns_but_succeeds() {
+    let dir = common::tempdir("cli-trunc");
+    let bytes = std::fs::read(common::sample("koh-kim-1", "mn")).expect("read");
+    let cut = dir.join("cut.pcap");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).expect("write");
+    let (code, out, err) = run(&["analyze", cut.to_str().expect("utf-8")]);
+    assert_eq!(code, 0);
+    assert!(
+        err.contains("warning") && err.contains("cut.pcap") && err.contains("truncated"),
+        "{err}"
+    );
+    assert!(out.contains("association 0"), "{out}");
+}
+
+#[test]
+fn usage_errors_are_explained() {
+    let (code, _, err) = run(&["analyze"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("FILES"), "{err}");
+}
