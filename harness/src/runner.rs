@@ -101,7 +101,7 @@ pub fn replay(opts: &ReplayOptions) -> anyhow::Result<Vec<RunResult>> {
     let tmp = out.join(".harness-tmp");
     std::fs::create_dir_all(&tmp)?;
     let modroot = module_root(&tmp)?;
-    let init = init_script()?;
+    let init = init_script(&tmp)?;
     let bin = std::env::current_exe()?;
     let mut results = Vec::new();
     for combo in combinations(&opts.sets) {
@@ -158,12 +158,14 @@ fn uml_tmpdir(fallback: &Path) -> PathBuf {
     }
 }
 
-fn init_script() -> anyhow::Result<PathBuf> {
-    // The script ships next to the crate's sources.
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("guest-init.sh");
-    if !p.exists() {
-        bail!("{} is missing", p.display());
-    }
+/// The guest's PID 1, embedded so the binary works wherever it was built.
+const GUEST_INIT: &str = include_str!("../guest-init.sh");
+
+fn init_script(tmp: &Path) -> anyhow::Result<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let p = tmp.join("guest-init.sh");
+    std::fs::write(&p, GUEST_INIT)?;
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755))?;
     Ok(p)
 }
 

@@ -1,0 +1,44 @@
+# Single entry point. `make demo` and `make test` are the two commands the
+# README gives; everything else is for development.
+
+SHELL := /bin/bash
+# Compiled dependencies live outside the work tree so that repeated CI runs
+# (each a fresh clone) reuse them; a new machine simply builds from nothing.
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/sctp-handover/target
+CARGO ?= cargo
+RELEASE_BIN := $(CARGO_TARGET_DIR)/release
+SAMPLES := $(sort $(wildcard sample-captures/*/mn.pcap))
+
+.PHONY: setup build demo test lint samples clean
+
+setup:
+	@scripts/setup.sh
+
+build: setup
+	$(CARGO) build --release --workspace
+
+## Main job: analyse every bundled sample capture (mobile-node side).
+demo: build
+	$(RELEASE_BIN)/sctp-handover analyze $(SAMPLES)
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+## Every test: unit, integration against tshark, one real kernel replay.
+test: setup lint
+	$(CARGO) test --workspace
+
+## Regenerate sample-captures/ from every shipped scenario (about a minute).
+samples: build
+	@set -e; tmp=$$(mktemp -d); \
+	for s in harness/scenarios/*.toml; do \
+	  name=$$(basename $$s .toml); \
+	  if $(RELEASE_BIN)/sctp-harness replay $$s --out $$tmp; then \
+	    mkdir -p sample-captures/$$name; \
+	    cp $$tmp/$$name/default/r01/{mn.pcap,cn.pcap,events.jsonl,scenario.toml,meta.json} sample-captures/$$name/; \
+	  fi; \
+	done; rm -rf $$tmp
+
+clean:
+	$(CARGO) clean

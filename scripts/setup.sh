@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the project needs (only those missing) and
+# checks for a Rust toolchain. Safe to run again: it does nothing when all
+# is present.
+set -euo pipefail
+
+# tshark: reference decoder for tests; tcpdump, user-mode-linux, iproute2,
+# kmod, ethtool: the replay harness; lua5.2: the dissector's core tests.
+PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  if [[ $(id -u) -eq 0 ]]; then
+    SUDO=()
+  elif command -v sudo >/dev/null; then
+    SUDO=(sudo)
+  else
+    echo "setup: need root to run: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  # wireshark-common asks whether non-root users may capture: answer no.
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | "${SUDO[@]}" debconf-set-selections
+  "${SUDO[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null; then
+  echo "setup: no Rust toolchain (cargo) found; install a stable toolchain with rustup" >&2
+  exit 1
+fi
