@@ -27,7 +27,7 @@ lint:
 
 ## Every test: unit, integration against tshark, one real kernel replay.
 test: setup lint
-	$(CARGO) test --workspace
+	scripts/cargo-test.sh
 
 ## Regenerate sample-captures/ from every shipped scenario (about a minute).
 samples: build
