@@ -208,20 +208,21 @@ impl SctpSocket {
     /// SCTP_SET_PEER_PRIMARY_ADDR: the kernel sends an ASCONF SET-PRIMARY
     /// for our own `local` address.
     pub fn set_peer_primary(&self, local: IpAddr, port: u16) -> io::Result<()> {
-        let prim = SctpPrim {
-            assoc_id: 0,
-            addr: storage(SocketAddr::new(local, port)),
-        };
-        self.setsockopt(SOL_SCTP, SCTP_SET_PEER_PRIMARY_ADDR, &prim)
+        self.set_prim(SCTP_SET_PEER_PRIMARY_ADDR, SocketAddr::new(local, port))
     }
 
     /// SCTP_PRIMARY_ADDR: send to this peer address by default.
     pub fn set_primary(&self, peer: IpAddr, port: u16) -> io::Result<()> {
+        self.set_prim(SCTP_PRIMARY_ADDR, SocketAddr::new(peer, port))
+    }
+
+    /// Both options take the same packed `struct sctp_prim` layout.
+    fn set_prim(&self, option: libc::c_int, addr: SocketAddr) -> io::Result<()> {
         let prim = SctpPrim {
             assoc_id: 0,
-            addr: storage(SocketAddr::new(peer, port)),
+            addr: storage(addr),
         };
-        self.setsockopt(SOL_SCTP, SCTP_PRIMARY_ADDR, &prim)
+        self.setsockopt(SOL_SCTP, option, &prim)
     }
 
     pub fn send(&self, data: &[u8]) -> io::Result<usize> {

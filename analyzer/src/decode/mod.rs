@@ -202,6 +202,43 @@ fn may_carry_sctp(protocol: u8) -> bool {
     protocol == ip_protocol::SCTP || protocol == ip_protocol::UDP
 }
 
+/// One IP fragment, as both IP versions describe it.
+struct Fragment<'a> {
+    key: FragmentKey,
+    offset: usize,
+    more: bool,
+    payload: &'a [u8],
+    time: Timestamp,
+}
+
+/// Holds a fragment; when it completes its datagram, decodes the datagram's
+/// transport layer.
+fn reassemble<'a>(
+    options: &DecodeOptions,
+    reassembler: &'a mut Reassembler,
+    f: Fragment<'_>,
+    hint: Option<u32>,
+    frame_cut: bool,
+) -> Decoded<'a> {
+    let key = f.key;
+    match reassembler.add(key, f.offset, f.more, f.payload, f.time) {
+        Some(datagram) => transport(
+            options,
+            Network {
+                src: key.src,
+                dst: key.dst,
+                protocol: key.protocol,
+                payload: datagram,
+                cut: false,
+                hint,
+                reassembled: true,
+            },
+            frame_cut,
+        ),
+        None => Decoded::Fragment,
+    }
+}
+
 fn ipv4_layer<'a>(
     options: &DecodeOptions,
     reassembler: &'a mut Reassembler,
@@ -235,28 +272,14 @@ fn ipv4_layer<'a>(
             ident: u32::from(packet.ident()),
             protocol,
         };
-        return match reassembler.add(
+        let fragment = Fragment {
             key,
-            packet.fragment_offset(),
-            packet.more_fragments(),
+            offset: packet.fragment_offset(),
+            more: packet.more_fragments(),
             payload,
             time,
-        ) {
-            Some(datagram) => transport(
-                options,
-                Network {
-                    src,
-                    dst,
-                    protocol,
-                    payload: datagram,
-                    cut: false,
-                    hint,
-                    reassembled: true,
-                },
-                cut,
-            ),
-            None => Decoded::Fragment,
         };
+        return reassemble(options, reassembler, fragment, hint, cut);
     }
     if ip_cut && !cut {
         return Decoded::Malformed("IPv4 total length beyond the frame");
@@ -314,22 +337,14 @@ fn ipv6_layer<'a>(
             ident: fragment.ident,
             protocol: upper.protocol,
         };
-        return match reassembler.add(key, fragment.offset, fragment.more, payload, time) {
-            Some(datagram) => transport(
-                options,
-                Network {
-                    src,
-                    dst,
-                    protocol: upper.protocol,
-                    payload: datagram,
-                    cut: false,
-                    hint,
-                    reassembled: true,
-                },
-                cut,
-            ),
-            None => Decoded::Fragment,
+        let fragment = Fragment {
+            key,
+            offset: fragment.offset,
+            more: fragment.more,
+            payload,
+            time,
         };
+        return reassemble(options, reassembler, fragment, hint, cut);
     }
     transport(
         options,
