@@ -42,7 +42,7 @@ impl fmt::Display for Timestamp {
 
 impl Nanos {
     pub fn from_millis(ms: i64) -> Self {
-        Nanos(ms * 1_000_000)
+        Nanos(ms.saturating_mul(1_000_000))
     }
     pub fn as_millis_f64(self) -> f64 {
         self.0 as f64 / 1e6

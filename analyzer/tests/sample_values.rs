@@ -148,6 +148,10 @@ fn koh_kim_1_mobile_node_capture() {
         })
         .expect("one heartbeat ack");
     assert_eq!(hb, (70, 2, 0, Some(69)));
+    // tshark: frame 70 at .779230, frame 69 at .779219.
+    let p2 = &assoc.paths[2];
+    assert_eq!(p2.hb_rtt.samples, 1);
+    assert_eq!(p2.hb_rtt.min, Some(sctp_handover::time::Nanos(11_000)));
     assert_eq!(assoc.paths[2].confirmed_frame, Some(70));
 
     // New DATA moves: CN -> MN after SET-PRIMARY, MN -> CN after DELETE-IP.
