@@ -25,8 +25,10 @@ impl Rng {
 fn mutated_captures_are_fully_accounted_without_panics() {
     let dir = common::tempdir("mutations");
     let mut rng = Rng(0x5c79_4a4d_0be1_1c0d);
-    let mut options = AnalysisOptions::default();
-    options.verify_checksum = true;
+    let options = AnalysisOptions {
+        verify_checksum: true,
+        ..AnalysisOptions::default()
+    };
     for name in ["koh-kim-1", "koh-kim-1-ipv6", "bokor-failover"] {
         let frames = common::read_frames(&common::sample(name, "mn"));
         for round in 0..40 {

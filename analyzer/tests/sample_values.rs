@@ -47,27 +47,27 @@ fn ground_truth(name: &str) -> Vec<(String, Timestamp, Option<Timestamp>)> {
 #[test]
 fn koh_kim_1_mobile_node_capture() {
     let a = analyse("koh-kim-1", "mn");
-    assert_eq!(a.frames, 191);
+    assert_eq!(a.frames, 197);
     assert_eq!(a.accounting.sctp, 164);
-    assert_eq!(a.accounting.not_sctp, 27, "IPv6 neighbour discovery frames");
+    assert_eq!(a.accounting.not_sctp, 33, "IPv6 neighbour discovery frames");
     assert_eq!(a.associations.len(), 1);
     let assoc = &a.associations[0];
-    assert_eq!(assoc.first_frame, 1);
+    assert_eq!(assoc.first_frame, 10);
     assert_eq!(assoc.end, Some("shutdown_complete"));
-    assert_eq!(assoc.end_frame, Some(191));
+    assert_eq!(assoc.end_frame, Some(197));
 
     // The MN's address set: the old address deleted by the acknowledged
-    // DELETE-IP (frame 128), the new one added by ADD-IP (ack frame 68) and
-    // confirmed by the HEARTBEAT ACK in frame 70.
+    // DELETE-IP (frame 134), the new one added by ADD-IP (ack frame 77) and
+    // confirmed by the HEARTBEAT ACK in frame 79.
     let mn = &assoc.endpoints[0];
     assert_eq!(mn.addresses.len(), 2);
     assert_eq!(mn.addresses[0].address, ip("198.51.100.101"));
-    assert_eq!(mn.addresses[0].deleted_frame, Some(128));
+    assert_eq!(mn.addresses[0].deleted_frame, Some(134));
     assert_eq!(mn.addresses[1].address, ip("198.51.100.102"));
     assert!(mn.addresses[1]
         .learned_from
         .contains(&AddressSource::Asconf));
-    assert_eq!(mn.addresses[1].confirmed_frame, Some(70));
+    assert_eq!(mn.addresses[1].confirmed_frame, Some(79));
     assert_eq!(
         assoc.endpoints[1].primary_destination,
         Some(ip("198.51.100.102"))
@@ -93,7 +93,7 @@ fn koh_kim_1_mobile_node_capture() {
     assert_eq!(assoc.paths[1].data_new, 31);
     assert_eq!(assoc.paths[2].data_new, 40);
 
-    // ASCONF / ASCONF-ACK pairs (tshark: frames 65/68, 98/101, 125/128).
+    // ASCONF / ASCONF-ACK pairs (tshark: frames 74/77, 104/107, 131/134).
     let mut pairs = Vec::new();
     for e in &a.events {
         if let EventKind::AsconfAck {
@@ -116,9 +116,9 @@ fn koh_kim_1_mobile_node_capture() {
     }
     assert_eq!(pairs.len(), 3);
     let expected = [
-        (65, 68, AsconfOp::AddIp, "198.51.100.102"),
-        (98, 101, AsconfOp::SetPrimary, "198.51.100.102"),
-        (125, 128, AsconfOp::DeleteIp, "198.51.100.101"),
+        (74, 77, AsconfOp::AddIp, "198.51.100.102"),
+        (104, 107, AsconfOp::SetPrimary, "198.51.100.102"),
+        (131, 134, AsconfOp::DeleteIp, "198.51.100.101"),
     ];
     for (got, want) in pairs.iter().zip(expected) {
         assert_eq!(
@@ -132,8 +132,8 @@ fn koh_kim_1_mobile_node_capture() {
         assert!((10.0..10.2).contains(&rtt), "ASCONF RTT {rtt}");
     }
 
-    // The CN probes the new address (frame 69); the MN answers from its
-    // old address (frame 70): the RTT belongs to the probed path 2.
+    // The CN probes the new address (frame 78); the MN answers from its
+    // old address (frame 79): the RTT belongs to the probed path 2.
     let hb = a
         .events
         .iter()
@@ -147,12 +147,12 @@ fn koh_kim_1_mobile_node_capture() {
             _ => None,
         })
         .expect("one heartbeat ack");
-    assert_eq!(hb, (70, 2, 0, Some(69)));
-    // tshark: frame 70 at .779230, frame 69 at .779219.
+    assert_eq!(hb, (79, 2, 0, Some(78)));
+    // tshark: frame 79 at .259229, frame 78 at .259218.
     let p2 = &assoc.paths[2];
     assert_eq!(p2.hb_rtt.samples, 1);
     assert_eq!(p2.hb_rtt.min, Some(sctp_handover::time::Nanos(11_000)));
-    assert_eq!(assoc.paths[2].confirmed_frame, Some(70));
+    assert_eq!(assoc.paths[2].confirmed_frame, Some(79));
 
     // New DATA moves: CN -> MN after SET-PRIMARY, MN -> CN after DELETE-IP.
     let moves: Vec<(u64, usize, Option<u16>, u16)> = a
@@ -168,7 +168,7 @@ fn koh_kim_1_mobile_node_capture() {
             _ => None,
         })
         .collect();
-    assert_eq!(moves, vec![(103, 1, Some(1), 2), (126, 0, Some(0), 3)]);
+    assert_eq!(moves, vec![(109, 1, Some(1), 2), (132, 0, Some(0), 3)]);
     let d = &assoc.directions;
     assert_eq!(
         (d[0].counters.new_chunks, d[1].counters.new_chunks),
@@ -263,10 +263,10 @@ fn bokor_failover_correspondent_capture() {
         (180.0..181.5).contains(&max),
         "HB RTT via the alternate {max} ms"
     );
-    // 9 DATA retransmissions (tshark agrees), all sent on the alternate path.
+    // 14 DATA retransmissions (tshark agrees), all sent on the alternate path.
     let dir = &assoc.directions[1];
-    assert_eq!(dir.counters.retransmitted_chunks, 9);
-    assert_eq!(alternate.data_retransmitted, 9);
+    assert_eq!(dir.counters.retransmitted_chunks, 14);
+    assert_eq!(alternate.data_retransmitted, 14);
     // New DATA: first on the primary, then on the alternate.
     let segments: Vec<u16> = dir.new_data_paths.iter().map(|s| s.path).collect();
     assert_eq!(segments, vec![to_primary, to_alternate]);

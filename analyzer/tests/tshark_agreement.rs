@@ -88,7 +88,13 @@ fn analyzer_agrees_with_tshark_on_every_sample_capture() {
     for path in common::all_samples() {
         let name = path.display().to_string();
         let t = tshark_view(&path);
-        let a = analyze_file(&path, &AnalysisOptions::default()).expect("analysable");
+        let options = AnalysisOptions {
+            verify_checksum: true,
+            ..AnalysisOptions::default()
+        };
+        let a = analyze_file(&path, &options).expect("analysable");
+        // The harness turns checksum offload off: every CRC32c is real.
+        assert_eq!(a.checksum.failures, 0, "{name}: CRC32c");
 
         let acc = &a.accounting;
         assert_eq!(acc.total(), a.frames, "{name}: accounting must add up");

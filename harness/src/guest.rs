@@ -32,7 +32,11 @@ struct Capture {
 fn start_capture(ns: &str, file: &Path) -> anyhow::Result<Capture> {
     let mut child = Command::new("ip")
         // --immediate-mode: with TPACKET_V3 block timeouts, packets still in an
-        // unretired block are lost when tcpdump is interrupted.
+        // unretired block are lost when tcpdump is interrupted. -s 2048: ring
+        // slots are sized by the snaplen; with -s 0 (256 KiB) the default
+        // buffer holds ~8 packets and a briefly starved tcpdump (UML has one
+        // CPU) drops. Links have a 1500-byte MTU and GSO is off, so 2048
+        // bytes hold every packet whole.
         .args([
             "netns",
             "exec",
@@ -42,7 +46,7 @@ fn start_capture(ns: &str, file: &Path) -> anyhow::Result<Capture> {
             "-i",
             "any",
             "-s",
-            "0",
+            "2048",
             "-U",
             "-n",
             "-w",

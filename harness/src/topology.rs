@@ -163,7 +163,7 @@ pub fn build(s: &Scenario) -> anyhow::Result<()> {
     }
     for (ns, dev) in &endpoint_ifaces {
         sh(&format!(
-            "ip netns exec {ns} ethtool -K {dev} tx-checksum-sctp off gso off tso off"
+            "ip netns exec {ns} ethtool -K {dev} tx-checksum-sctp off tx-sctp-segmentation off gso off tso off"
         ))?;
     }
     let nodad = if v6 { " nodad" } else { "" };
