@@ -3,7 +3,6 @@
 
 mod common;
 
-use common::PcapFrame;
 use sctp_handover::analysis::{analyze_file, AnalysisOptions};
 
 /// xorshift64*: a fixed sequence, so failures reproduce.
@@ -58,17 +57,8 @@ fn mutated_captures_are_fully_accounted_without_panics() {
                     _ => {}
                 }
             }
-            let pf: Vec<PcapFrame<'_>> = frames
-                .iter()
-                .zip(&data)
-                .map(|(f, d)| PcapFrame {
-                    ts_ns: f.ts_ns,
-                    data: d,
-                    original_len: f.data.len() as u32,
-                })
-                .collect();
             let path = dir.join(format!("{name}-{round}.pcap"));
-            common::write_pcap(&path, 276, false, false, &pf);
+            common::write_altered_sll2(&path, &frames, &data);
             let a = analyze_file(&path, &options).expect("still a capture");
             assert_eq!(a.frames, frames.len() as u64, "{name} round {round}");
             assert_eq!(a.accounting.total(), a.frames, "{name} round {round}");

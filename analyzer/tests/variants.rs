@@ -259,17 +259,8 @@ fn snaplen_cut_frames_are_counted_and_still_analysed() {
         .iter()
         .map(|f| f.data[..f.data.len().min(snaplen)].to_vec())
         .collect();
-    let pf: Vec<PcapFrame<'_>> = frames
-        .iter()
-        .zip(&data)
-        .map(|(f, d)| PcapFrame {
-            ts_ns: f.ts_ns,
-            data: d,
-            original_len: f.data.len() as u32,
-        })
-        .collect();
     let path = dir.join("snaplen.pcap");
-    common::write_pcap(&path, 276, false, false, &pf);
+    common::write_altered_sll2(&path, &frames, &data);
     let a = analyse(&path);
     assert_eq!(a.accounting.total(), a.frames);
     assert_eq!(

@@ -165,6 +165,22 @@ pub fn write_pcap(
     std::fs::write(path, out).expect("write pcap");
 }
 
+/// Writes `frames` (SLL2, from a sample) with their bytes replaced by
+/// `data`, keeping each frame's timestamp and original length: a cut frame
+/// then looks cut by the snaplen.
+pub fn write_altered_sll2(path: &Path, frames: &[RawFrame], data: &[Vec<u8>]) {
+    let pf: Vec<PcapFrame<'_>> = frames
+        .iter()
+        .zip(data)
+        .map(|(f, d)| PcapFrame {
+            ts_ns: f.ts_ns,
+            data: d,
+            original_len: f.original_len,
+        })
+        .collect();
+    write_pcap(path, 276, false, false, &pf);
+}
+
 /// A pcapng file: one SHB, the given interfaces (link type, if_tsresol),
 /// then EPBs naming their interface.
 pub fn write_pcapng(path: &Path, interfaces: &[(u16, u8)], frames: &[(u32, PcapFrame<'_>)]) {
