@@ -5,6 +5,7 @@
 use crate::capture::{self, CaptureError, CaptureFormat};
 use crate::decode::{DecodeOptions, Decoded, Decoder};
 use crate::events::{Event, EventSink};
+use crate::handover::{CapturePoint, Handover, HandoverConfig, HandoverEngine};
 use crate::time::{Nanos, Timestamp};
 use crate::track::dedup::DuplicateDetector;
 use crate::track::{PacketVerdict, TrackConfig, Tracker};
@@ -22,6 +23,7 @@ pub struct AnalysisOptions {
     pub verify_checksum: bool,
     /// Copies of the same packet closer than this are capture duplicates.
     pub duplicate_window: Nanos,
+    pub handover: HandoverConfig,
 }
 
 impl Default for AnalysisOptions {
@@ -31,6 +33,7 @@ impl Default for AnalysisOptions {
             track: TrackConfig::default(),
             verify_checksum: false,
             duplicate_window: Nanos(1_000_000),
+            handover: HandoverConfig::new(),
         }
     }
 }
@@ -115,6 +118,9 @@ pub struct FileAnalysis {
     pub warning: Option<String>,
     pub counters: crate::track::TrackCounters,
     pub associations: Vec<crate::track::assoc::Association>,
+    pub capture_point: CapturePoint,
+    /// Every data path switch with its latency components.
+    pub handovers: Vec<Handover>,
     pub events: Vec<Event>,
 }
 
@@ -256,14 +262,18 @@ pub fn analyze_file_with(
         warning: outcome.warning,
         counters: pipeline.tracker.counters,
         associations: pipeline.tracker.associations,
+        capture_point: options.handover.capture_point,
+        handovers: Vec::new(),
         events: Vec::new(),
     })
 }
 
-/// Analyses a file and keeps its events in the result.
+/// Analyses a file: associations, paths, events and handovers.
 pub fn analyze_file(path: &Path, options: &AnalysisOptions) -> Result<FileAnalysis, CaptureError> {
-    let mut events: Vec<Event> = Vec::new();
-    let mut analysis = analyze_file_with(path, options, &mut events)?;
+    let mut engine = HandoverEngine::new(options.handover.clone());
+    let mut analysis = analyze_file_with(path, options, &mut engine)?;
+    let (events, handovers) = engine.finish();
     analysis.events = events;
+    analysis.handovers = handovers;
     Ok(analysis)
 }

@@ -25,8 +25,65 @@ pub struct Event {
 }
 
 /// Where events go: a `Vec` collects them, other sinks may stream them.
+///
+/// `observe` carries the high-volume, per-chunk facts (every packet, DATA
+/// chunk and acknowledged TSN) that metrics need but that are not worth
+/// storing; sinks that do not compute metrics ignore them.
 pub trait EventSink {
     fn emit(&mut self, event: Event);
+    fn observe(&mut self, _observation: &Observation) {}
+}
+
+/// Per-packet and per-chunk facts for metric engines (never stored).
+#[derive(Debug, Clone, Copy)]
+pub enum Observation {
+    /// Any SCTP packet of an association.
+    Packet {
+        frame: u64,
+        time: Timestamp,
+        association: AssocId,
+        sender: EndpointId,
+        path: PathId,
+        src: IpAddr,
+        dst: IpAddr,
+    },
+    /// A DATA or I-DATA chunk.
+    Data {
+        frame: u64,
+        time: Timestamp,
+        association: AssocId,
+        sender: EndpointId,
+        path: PathId,
+        tsn: u32,
+        new: bool,
+        /// For retransmissions: the TSN had been acknowledged before.
+        already_acked: bool,
+        /// For retransmissions: the path the TSN was last sent on, if seen.
+        previous_path: Option<PathId>,
+        /// For retransmissions: a timeout-driven copy (neither fast nor of
+        /// an acknowledged TSN) of DATA last sent on `previous_path`.
+        timeout_of: Option<PathId>,
+    },
+    /// A TSN newly covered by a SACK (cumulatively or by a gap block).
+    /// Its effective transmission is its last transmission before now.
+    Acked {
+        frame: u64,
+        time: Timestamp,
+        association: AssocId,
+        data_sender: EndpointId,
+        tsn: u32,
+        effective_frame: u64,
+        effective_time: Timestamp,
+        path: PathId,
+    },
+    /// A SACK, with the number of duplicate TSNs it reports.
+    Sack {
+        frame: u64,
+        time: Timestamp,
+        association: AssocId,
+        data_sender: EndpointId,
+        dup_tsns: u16,
+    },
 }
 
 impl EventSink for Vec<Event> {
@@ -134,11 +191,14 @@ pub enum EventKind {
         sender: EndpointId,
         serial: u32,
         retransmission: bool,
+        /// Chunk length on the wire (for the DAR byte overhead).
+        bytes: usize,
         requests: Vec<AsconfRequestEvent>,
     },
     AsconfAck {
         path: PathId,
         serial: u32,
+        bytes: usize,
         request_frame: Option<u64>,
         rtt_ms: Option<f64>,
         results: Vec<AsconfResultEvent>,

@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod capture;
 pub mod decode;
 pub mod events;
+pub mod handover;
 pub mod output;
 pub mod time;
 pub mod track;

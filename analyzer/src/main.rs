@@ -3,6 +3,7 @@
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use sctp_handover::analysis::{analyze_file, AnalysisOptions};
+use sctp_handover::handover::{anchors, CapturePoint};
 use sctp_handover::output::{json, summary};
 use sctp_handover::time::Nanos;
 use std::io::Write;
@@ -24,6 +25,14 @@ struct Cli {
 enum Command {
     /// Reconstruct associations, paths and events from capture files.
     Analyze(AnalyzeArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Point {
+    Mn,
+    Cn,
+    Middle,
+    Unknown,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -63,6 +72,18 @@ struct AnalyzeArgs {
     /// Path.Max.Retrans used to infer inactive paths.
     #[arg(long, default_value_t = 5)]
     pmr: u32,
+    /// Ground-truth events (JSON lines or CSV: time, kind ∈ link_down,
+    /// link_up, addr_up, addr_down, address, interface), e.g. the harness's
+    /// events.jsonl; anchors the components packets cannot show.
+    #[arg(long, value_name = "FILE")]
+    events: Option<PathBuf>,
+    /// Timeout retransmissions closer than this are one T3 expiry (ms);
+    /// keep it below the sender's RTO.Min.
+    #[arg(long, default_value_t = 100)]
+    expiry_burst_ms: i64,
+    /// Where the capture was taken; recorded with the handover results.
+    #[arg(long, value_enum, default_value_t = Point::Unknown)]
+    capture_point: Point,
 }
 
 fn main() -> ExitCode {
@@ -90,6 +111,23 @@ fn analyze(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
     options.track.rto.min = Nanos::from_millis(args.rto_min_ms);
     options.track.rto.max = Nanos::from_millis(args.rto_max_ms);
     options.track.path_max_retrans = args.pmr;
+    options.handover.rto_max = Some(options.track.rto.max);
+    options.handover.expiry_burst = Nanos::from_millis(args.expiry_burst_ms);
+    options.handover.capture_point = match args.capture_point {
+        Point::Mn => CapturePoint::Mn,
+        Point::Cn => CapturePoint::Cn,
+        Point::Middle => CapturePoint::Middle,
+        Point::Unknown => CapturePoint::Unknown,
+    };
+    if let Some(events) = &args.events {
+        match anchors::load(events) {
+            Ok(a) => options.handover.anchors = a,
+            Err(e) => {
+                eprintln!("sctp-handover: {e}");
+                return Ok(ExitCode::from(2));
+            }
+        }
+    }
 
     let mut out: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::io::BufWriter::new(

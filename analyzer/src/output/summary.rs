@@ -114,6 +114,49 @@ fn render(s: &mut String, f: &FileAnalysis) -> std::fmt::Result {
     for assoc in &f.associations {
         association(s, f, assoc)?;
     }
+    handovers(s, f)?;
+    Ok(())
+}
+
+fn cell(c: &crate::handover::Component) -> String {
+    c.ms.map_or_else(|| "-".into(), |v| format!("{v:.3}"))
+}
+
+fn handovers(s: &mut String, f: &FileAnalysis) -> std::fmt::Result {
+    if f.handovers.is_empty() {
+        return Ok(());
+    }
+    writeln!(s)?;
+    writeln!(
+        s,
+        "handovers (ms; capture point {:?}; '-' = not computable, see --format json for why)",
+        f.capture_point
+    )?;
+    writeln!(
+        s,
+        "  {:>5} {:>3} {:>9} {:<8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>4}",
+        "assoc", "dir", "paths", "class", "frame", "interrupt", "total", "network", "transport", "ADDIP", "SETPRIM", "recovery", "failover", "rtx"
+    )?;
+    for h in &f.handovers {
+        writeln!(
+            s,
+            "  {:>5} {:>3} {:>9} {:<8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>4}",
+            h.association,
+            format!("{}>{}", h.sender, 1 - h.sender),
+            format!("{}->{}", h.from_path, h.to_path),
+            format!("{:?}", h.class).to_lowercase(),
+            h.switch_frame,
+            cell(&h.data_interrupt),
+            cell(&h.total_handover_latency),
+            cell(&h.network_disconnection),
+            cell(&h.transport_latency),
+            cell(&h.addip_sent),
+            cell(&h.setprim_sent),
+            cell(&h.sender_recovery),
+            h.failover.as_ref().map_or_else(|| "-".into(), |x| cell(&x.failover_time)),
+            h.window.retransmissions
+        )?;
+    }
     Ok(())
 }
 

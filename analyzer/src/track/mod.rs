@@ -10,7 +10,7 @@ pub mod tsn;
 use crate::decode::{IcmpQuote, SctpDatagram};
 use crate::events::{
     AddressSource, AsconfOutcome, AsconfRequestEvent, AsconfResultEvent, AssocId, EndpointId,
-    Event, EventKind, EventSink, PathId,
+    Event, EventKind, EventSink, Observation, PathId,
 };
 use crate::time::Timestamp;
 use crate::wire::sctp::Packet as SctpPacket;
@@ -152,6 +152,15 @@ impl Tracker {
         let first = packet.chunks().next().and_then(|c| c.ok()).map(|(_, c)| c);
         let (assoc, sender) = self.locate(&packet, first.as_ref(), dg, frame, time, sink);
         let path = self.touch(assoc, sender, dg, frame, time, sink);
+        sink.observe(&Observation::Packet {
+            frame,
+            time,
+            association: assoc,
+            sender,
+            path,
+            src: dg.src,
+            dst: dg.dst,
+        });
         let ctx = Ctx {
             frame,
             time,
@@ -488,11 +497,11 @@ impl Tracker {
             }
             chunk_type::ASCONF => {
                 let c = AsconfChunk::new_checked(chunk).map_err(malformed)?;
-                self.asconf(ctx, &c, sink)?;
+                self.asconf(ctx, &c, chunk.length(), sink)?;
             }
             chunk_type::ASCONF_ACK => {
                 let c = AsconfAckChunk::new_checked(chunk).map_err(malformed)?;
-                self.asconf_ack(ctx, &c, sink)?;
+                self.asconf_ack(ctx, &c, chunk.length(), sink)?;
             }
             chunk_type::FORWARD_TSN | chunk_type::I_FORWARD_TSN => {
                 let sender = ctx.sender;
@@ -531,6 +540,32 @@ impl Tracker {
             .ledger
             .on_data(tsn, ctx.frame, ctx.time, ctx.path, user_bytes);
         dir.counters = dir.ledger.counters;
+        let (new, already_acked, previous, timeout_of) = match class {
+            DataClass::New => (true, false, None, None),
+            DataClass::Retransmission {
+                previous_path,
+                already_acked,
+                fast,
+                ..
+            } => (
+                false,
+                already_acked,
+                previous_path,
+                previous_path.filter(|_| !fast && !already_acked),
+            ),
+        };
+        sink.observe(&Observation::Data {
+            frame: ctx.frame,
+            time: ctx.time,
+            association: ctx.assoc,
+            sender: ctx.sender,
+            path: ctx.path,
+            tsn,
+            new,
+            already_acked,
+            previous_path: previous,
+            timeout_of,
+        });
         match class {
             DataClass::New => {
                 a.paths[usize::from(ctx.path)].data_new += 1;
@@ -608,6 +643,25 @@ impl Tracker {
         dir.ledger.on_sack_counters(u64::from(dup_tsns));
         let sample = dir.ledger.on_sack(cumulative, gaps, ctx.time);
         dir.counters = dir.ledger.counters;
+        sink.observe(&Observation::Sack {
+            frame: ctx.frame,
+            time: ctx.time,
+            association: ctx.assoc,
+            data_sender,
+            dup_tsns,
+        });
+        for acked in dir.ledger.newly_acked() {
+            sink.observe(&Observation::Acked {
+                frame: ctx.frame,
+                time: ctx.time,
+                association: ctx.assoc,
+                data_sender,
+                tsn: acked.tsn,
+                effective_frame: acked.last_frame,
+                effective_time: acked.last_time,
+                path: acked.path,
+            });
+        }
         if let Some(s) = sample {
             let p = &mut a.paths[usize::from(s.path)];
             p.data_rtt.add(s.rtt);
@@ -751,6 +805,7 @@ impl Tracker {
         &mut self,
         ctx: &Ctx,
         chunk: &AsconfChunk<'_>,
+        bytes: usize,
         sink: &mut dyn EventSink,
     ) -> Result<(), &'static str> {
         let mut requests = Vec::new();
@@ -794,6 +849,7 @@ impl Tracker {
             sender: ctx.sender,
             serial,
             retransmission,
+            bytes,
             requests,
         }));
         Ok(())
@@ -803,6 +859,7 @@ impl Tracker {
         &mut self,
         ctx: &Ctx,
         chunk: &AsconfAckChunk<'_>,
+        bytes: usize,
         sink: &mut dyn EventSink,
     ) -> Result<(), &'static str> {
         let serial = chunk.serial();
@@ -828,6 +885,7 @@ impl Tracker {
             sink.emit(ctx.event(EventKind::AsconfAck {
                 path: ctx.path,
                 serial,
+                bytes,
                 request_frame: None,
                 rtt_ms: None,
                 results: Vec::new(),
@@ -875,6 +933,7 @@ impl Tracker {
         sink.emit(ctx.event(EventKind::AsconfAck {
             path: ctx.path,
             serial,
+            bytes,
             request_frame: Some(request.frame),
             rtt_ms: Some(ctx.time.since(request.time).as_millis_f64()),
             results,

@@ -29,6 +29,7 @@ struct TsnRecord {
     /// False for a TSN skipped over (never captured so far).
     seen: bool,
     first_time: Timestamp,
+    last_time: Timestamp,
     last_frame: u64,
     last_path: PathId,
     transmissions: u16,
@@ -41,6 +42,7 @@ impl TsnRecord {
     const UNSEEN: TsnRecord = TsnRecord {
         seen: false,
         first_time: Timestamp(0),
+        last_time: Timestamp(0),
         last_frame: 0,
         last_path: 0,
         transmissions: 0,
@@ -82,6 +84,16 @@ pub struct DirectionCounters {
     pub cumulative_tsn_ack: Option<u32>,
 }
 
+/// A TSN newly acknowledged by a SACK, with its effective (last)
+/// transmission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AckedTsn {
+    pub tsn: u32,
+    pub last_frame: u64,
+    pub last_time: Timestamp,
+    pub path: PathId,
+}
+
 /// A Karn-valid RTT sample: the DATA was sent once and acknowledged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RttSample {
@@ -98,6 +110,8 @@ pub struct TsnLedger {
     window: VecDeque<TsnRecord>,
     /// Paths whose DATA the last SACK newly acknowledged (reused buffer).
     newly_acked_paths: Vec<PathId>,
+    /// TSNs the last SACK newly acknowledged (reused buffer).
+    newly_acked: Vec<AckedTsn>,
 }
 
 impl TsnLedger {
@@ -115,6 +129,7 @@ impl TsnLedger {
         let fresh = TsnRecord {
             seen: true,
             first_time: time,
+            last_time: time,
             last_frame: frame,
             last_path: path,
             transmissions: 1,
@@ -163,6 +178,7 @@ impl TsnLedger {
                         rec.seen = true;
                         rec.transmissions = rec.transmissions.saturating_add(1);
                         rec.last_frame = frame;
+                        rec.last_time = time;
                         rec.last_path = path;
                         rec.miss_reports = 0;
                         class
@@ -230,6 +246,7 @@ impl TsnLedger {
         time: Timestamp,
     ) -> Option<RttSample> {
         self.newly_acked_paths.clear();
+        self.newly_acked.clear();
         let mut sample = None;
         let advances = self
             .counters
@@ -240,6 +257,12 @@ impl TsnLedger {
             while !self.window.is_empty() && serial_le(self.base, cumulative) {
                 if let Some(rec) = self.window.pop_front() {
                     if rec.seen && !rec.gap_acked {
+                        self.newly_acked.push(AckedTsn {
+                            tsn: self.base,
+                            last_frame: rec.last_frame,
+                            last_time: rec.last_time,
+                            path: rec.last_path,
+                        });
                         if rec.transmissions == 1 {
                             sample = Some(RttSample {
                                 path: rec.last_path,
@@ -272,6 +295,12 @@ impl TsnLedger {
                     let rec = &mut self.window[i];
                     if rec.seen && !rec.gap_acked {
                         rec.gap_acked = true;
+                        self.newly_acked.push(AckedTsn {
+                            tsn,
+                            last_frame: rec.last_frame,
+                            last_time: rec.last_time,
+                            path: rec.last_path,
+                        });
                         if !self.newly_acked_paths.contains(&rec.last_path) {
                             self.newly_acked_paths.push(rec.last_path);
                         }
@@ -302,6 +331,12 @@ impl TsnLedger {
     /// Paths with DATA newly acknowledged by the last [`Self::on_sack`].
     pub fn newly_acked_paths(&self) -> &[PathId] {
         &self.newly_acked_paths
+    }
+
+    /// TSNs newly acknowledged by the last [`Self::on_sack`], in TSN order
+    /// for the cumulative part, then gap blocks.
+    pub fn newly_acked(&self) -> &[AckedTsn] {
+        &self.newly_acked
     }
 
     pub fn on_sack_counters(&mut self, dup_tsns: u64) {

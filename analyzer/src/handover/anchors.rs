@@ -1,0 +1,188 @@
+//! Ground-truth anchors (`--events FILE`): the moments packets alone cannot
+//! show — a link going down or up, an address becoming usable or going
+//! away. JSON lines (the harness's events.jsonl) or CSV
+//! (`time,kind,address,interface`, header optional).
+
+use crate::time::Timestamp;
+use serde::Serialize;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnchorKind {
+    LinkDown,
+    LinkUp,
+    AddrUp,
+    AddrDown,
+}
+
+impl AnchorKind {
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "link_down" => Some(AnchorKind::LinkDown),
+            "link_up" => Some(AnchorKind::LinkUp),
+            "addr_up" => Some(AnchorKind::AddrUp),
+            "addr_down" => Some(AnchorKind::AddrDown),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Anchor {
+    pub time: Timestamp,
+    pub kind: AnchorKind,
+    pub address: Option<IpAddr>,
+    pub interface: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AnchorError {
+    #[error("{path}: cannot read events: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {reason}")]
+    Line {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+}
+
+/// Parses "secs.frac" (up to nine decimals) without going through floats.
+pub fn parse_time(s: &str) -> Option<Timestamp> {
+    let s = s.trim().trim_matches('"');
+    let (secs, frac) = s.split_once('.').unwrap_or((s, ""));
+    if frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let secs: i64 = secs.parse().ok()?;
+    let nanos: i64 = if frac.is_empty() {
+        0
+    } else {
+        format!("{frac:0<9}").parse().ok()?
+    };
+    Some(Timestamp::from_parts(secs, nanos))
+}
+
+/// Reads anchors; lines of other kinds (actions such as `bindx_add`) are
+/// skipped, as are records with `ok: false`.
+pub fn load(path: &Path) -> Result<Vec<Anchor>, AnchorError> {
+    let text = std::fs::read_to_string(path).map_err(|source| AnchorError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let bad = |line: usize, reason: String| AnchorError::Line {
+        path: path.to_owned(),
+        line,
+        reason,
+    };
+    let mut anchors = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        let n = i + 1;
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (time, kind, address, interface) = if line.starts_with('{') {
+            let v: serde_json::Value =
+                serde_json::from_str(line).map_err(|e| bad(n, format!("not JSON: {e}")))?;
+            if v["ok"] == false {
+                continue;
+            }
+            let time = match &v["time"] {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Number(x) => x.to_string(),
+                _ => return Err(bad(n, "no \"time\"".into())),
+            };
+            (
+                time,
+                v["kind"].as_str().unwrap_or_default().to_string(),
+                v["address"].as_str().map(String::from),
+                v["interface"].as_str().map(String::from),
+            )
+        } else {
+            let f: Vec<&str> = line.split(',').map(str::trim).collect();
+            if n == 1 && f.first() == Some(&"time") {
+                continue;
+            }
+            if f.len() < 2 {
+                return Err(bad(n, "expected time,kind[,address[,interface]]".into()));
+            }
+            (
+                f[0].to_string(),
+                f[1].to_string(),
+                f.get(2).filter(|s| !s.is_empty()).map(|s| s.to_string()),
+                f.get(3).filter(|s| !s.is_empty()).map(|s| s.to_string()),
+            )
+        };
+        let Some(kind) = AnchorKind::parse(&kind) else {
+            continue;
+        };
+        let time = parse_time(&time).ok_or_else(|| bad(n, format!("bad time {time:?}")))?;
+        let address = match address {
+            Some(a) => Some(
+                a.parse()
+                    .map_err(|_| bad(n, format!("bad address {a:?}")))?,
+            ),
+            None => None,
+        };
+        anchors.push(Anchor {
+            time,
+            kind,
+            address,
+            interface,
+        });
+    }
+    anchors.sort_by_key(|a| a.time);
+    Ok(anchors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_parse_exactly() {
+        assert_eq!(parse_time("12.5"), Some(Timestamp(12_500_000_000)));
+        assert_eq!(
+            parse_time("1795342932.769014659"),
+            Some(Timestamp(1_795_342_932_769_014_659))
+        );
+        assert_eq!(parse_time("3"), Some(Timestamp(3_000_000_000)));
+        assert_eq!(parse_time("1.0000000001"), None);
+        assert_eq!(parse_time("x"), None);
+    }
+
+    #[test]
+    fn json_lines_and_csv() {
+        let dir = std::env::temp_dir().join(format!("anchors-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let j = dir.join("e.jsonl");
+        std::fs::write(
+            &j,
+            "{\"time\":\"10.5\",\"kind\":\"bindx_add\",\"ok\":true}\n{\"time\":\"11.25\",\"kind\":\"link_down\",\"interface\":\"eth1\",\"ok\":true}\n{\"time\":\"9\",\"kind\":\"addr_up\",\"address\":\"10.0.0.2\",\"ok\":false}\n",
+        )
+        .unwrap();
+        let a = load(&j).unwrap();
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].kind, AnchorKind::LinkDown);
+        assert_eq!(a[0].interface.as_deref(), Some("eth1"));
+        let c = dir.join("e.csv");
+        std::fs::write(
+            &c,
+            "time,kind,address,interface\n5.0,addr_up,2001:db8::2,\n4,link_up,,wlan0\n",
+        )
+        .unwrap();
+        let a = load(&c).unwrap();
+        assert_eq!(a.len(), 2);
+        assert_eq!(a[0].kind, AnchorKind::LinkUp, "sorted by time");
+        assert_eq!(a[1].address, Some("2001:db8::2".parse().unwrap()));
+        std::fs::write(&c, "5.0,addr_up,not-an-address\n").unwrap();
+        let e = load(&c).unwrap_err().to_string();
+        assert!(e.contains("e.csv:1") && e.contains("not-an-address"), "{e}");
+    }
+}

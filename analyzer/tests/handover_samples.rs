@@ -1,0 +1,142 @@
+//! Handover components on real kernel captures, checked against the
+//! harness's ground truth (events.jsonl) and tshark frame listings.
+
+mod common;
+
+use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
+use sctp_handover::handover::{anchors, SwitchClass};
+use sctp_handover::time::{Nanos, Timestamp};
+
+fn analyse(name: &str, side: &str, rto_ms: Option<i64>) -> FileAnalysis {
+    let mut options = AnalysisOptions::default();
+    let events = common::repo_root()
+        .join("sample-captures")
+        .join(name)
+        .join("events.jsonl");
+    options.handover.anchors = anchors::load(&events).expect("events.jsonl");
+    if let Some(r) = rto_ms {
+        options.track.rto.min = Nanos::from_millis(r);
+        options.track.rto.max = Nanos::from_millis(r);
+        options.handover.rto_max = Some(Nanos::from_millis(r));
+    }
+    analyze_file(&common::sample(name, side), &options).expect("analysable")
+}
+
+/// (time, time_after) of the first ground-truth record of `kind`.
+fn truth(name: &str, kind: &str) -> (Timestamp, Option<Timestamp>) {
+    let text = std::fs::read_to_string(
+        common::repo_root()
+            .join("sample-captures")
+            .join(name)
+            .join("events.jsonl"),
+    )
+    .expect("events.jsonl");
+    text.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON"))
+        .find(|v| v["kind"] == kind)
+        .map(|v| {
+            (
+                anchors::parse_time(v["time"].as_str().expect("time")).expect("time"),
+                v["time_after"].as_str().and_then(anchors::parse_time),
+            )
+        })
+        .expect("record present")
+}
+
+#[test]
+fn bokor_failover_pmr_rto_and_detection() {
+    // RTO.min = RTO.max = 200 ms, Path.Max.Retrans = 2, pf_enable = 0.
+    let a = analyse("bokor-failover", "cn", Some(200));
+    assert_eq!(a.handovers.len(), 1);
+    let h = &a.handovers[0];
+    assert_eq!(h.class, SwitchClass::Failover);
+    assert_eq!(
+        (h.from_dst.to_string(), h.to_dst.to_string()),
+        ("198.51.100.101".into(), "198.51.100.102".into())
+    );
+    let f = h.failover.as_ref().expect("failover details");
+    // PMR + 1 = 3 T3 expiries before new DATA moves (RFC 9260 §8.2).
+    assert_eq!(f.expiries.len(), 3);
+    assert_eq!(f.observed_pmr, Some(2));
+    // The configured RTO, to within the UML kernel's 10 ms tick (HZ = 100).
+    let rto = f.rto_estimate_ms.expect("RTO estimate");
+    assert!((200.0..=210.0).contains(&rto), "RTO estimate {rto} ms");
+    for r in &f.implied_rto_ms {
+        assert!((200.0..=210.0).contains(r), "implied RTO {r} ms");
+    }
+    // Eq. (4): after the first expiry the T3 timer runs PMR x RTO more
+    // (within one tick per run) ...
+    let timing_out: f64 = f.implied_rto_ms.iter().sum();
+    assert!(
+        (400.0..=420.0).contains(&timing_out),
+        "T3 running time {timing_out} ms"
+    );
+    // ... and each run starts only when the next DATA goes out on the failed
+    // path, at most one 50 ms message interval after the expiry.
+    let span = f.expiries[2].time.since(f.expiries[0].time).as_millis_f64();
+    assert!(
+        span >= timing_out && span <= timing_out + 2.0 * 50.0,
+        "expiry span {span} ms"
+    );
+    let eq4 = f.predicted_eq4_ms.expect("eq. 4");
+    assert!((eq4 - 2.0 * rto).abs() < 1e-9);
+    // Detection starts at the logged link_down.
+    let (down, _) = truth("bokor-failover", "link_down");
+    let det = f.detection.from.expect("start");
+    assert_eq!((det.frame, det.time), (None, down));
+    // ... and ends at the first retransmission on the alternate path: the
+    // first expiry (tshark: frame 57, TSN 3740425277 to .102).
+    assert_eq!(f.detection.to.expect("end").frame, Some(57));
+    assert_eq!(f.expiries[0].frame, 57);
+    assert_eq!(f.failover_time.to.expect("end").frame, Some(h.switch_frame));
+    // The interrupt is negative: the alternate carried retransmissions
+    // before the primary's last new DATA (make-before-break, signed).
+    assert!(h.data_interrupt.ms.expect("interrupt") < 0.0);
+}
+
+#[test]
+fn honda_dad_network_layer_and_addip_sent_time() {
+    let a = analyse("honda-dad", "mn", None);
+    let (removed, _) = truth("honda-dad", "addr_down");
+    let (usable, _) = truth("honda-dad", "addr_up");
+    let (bindx, bindx_after) = truth("honda-dad", "bindx_add");
+    let h = a
+        .handovers
+        .iter()
+        .find(|h| h.sender == 1)
+        .expect("CN -> MN switch");
+    assert_eq!(h.class, SwitchClass::Planned);
+    // Network-layer disconnection: old address removed -> DAD done.
+    assert_eq!(h.network_disconnection.nanos, Some(usable.since(removed)));
+    assert!(
+        h.network_disconnection.nanos.expect("value") > Nanos::from_millis(1000),
+        "DAD takes over a second"
+    );
+    // ADDIP sent time: addr_up -> the ADD-IP ASCONF, which the kernel
+    // sends inside the logged bindx call (MN-side capture).
+    let addip = &h.addip_sent;
+    let sent = addip.to.expect("ASCONF").time;
+    assert!(
+        bindx <= sent && sent <= bindx_after.expect("after"),
+        "ASCONF at {sent}"
+    );
+    assert_eq!(addip.nanos, Some(sent.since(usable)));
+}
+
+#[test]
+fn bokor_return_link_availability_recognition() {
+    let a = analyse("bokor-return", "cn", Some(200));
+    let classes: Vec<SwitchClass> = a.handovers.iter().map(|h| h.class).collect();
+    assert_eq!(classes, vec![SwitchClass::Failover, SwitchClass::Return]);
+    let back = &a.handovers[1];
+    let r = back.recognition.as_ref().expect("recognition");
+    let (up, _) = truth("bokor-return", "link_up");
+    assert_eq!(r.link_up_to_heartbeat.from.expect("link_up").time, up);
+    // tshark: the first HEARTBEAT to 198.51.100.101 after the link came
+    // back is frame 130, the first DATA to it frame 132.
+    assert_eq!(r.link_up_to_heartbeat.to.expect("HB").frame, Some(130));
+    assert_eq!(r.heartbeat_to_data.to.expect("DATA").frame, Some(132));
+    // Eq. (1): the next heartbeat comes within RTO + 1.5 x HB.Interval.
+    let hb = r.link_up_to_heartbeat.ms.expect("value");
+    assert!(hb <= 200.0 + 1.5 * 500.0, "{hb} ms");
+}
