@@ -1031,10 +1031,7 @@ impl HandoverEngine {
             let link_up = config
                 .anchors
                 .iter()
-                .filter(|x| {
-                    x.kind == AnchorKind::LinkUp && x.time <= switch.time && x.time >= since
-                })
-                .next_back()
+                .rfind(|x| x.kind == AnchorKind::LinkUp && x.time <= switch.time && x.time >= since)
                 .map(|x| Point::anchor(x.time, "link_up event"));
             let hb_after = link_up.map_or(since, |p| p.time);
             let hb = a
