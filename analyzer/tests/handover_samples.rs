@@ -24,22 +24,10 @@ fn analyse(name: &str, side: &str, rto_ms: Option<i64>) -> FileAnalysis {
 
 /// (time, time_after) of the first ground-truth record of `kind`.
 fn truth(name: &str, kind: &str) -> (Timestamp, Option<Timestamp>) {
-    let text = std::fs::read_to_string(
-        common::repo_root()
-            .join("sample-captures")
-            .join(name)
-            .join("events.jsonl"),
-    )
-    .expect("events.jsonl");
-    text.lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON"))
-        .find(|v| v["kind"] == kind)
-        .map(|v| {
-            (
-                anchors::parse_time(v["time"].as_str().expect("time")).expect("time"),
-                v["time_after"].as_str().and_then(anchors::parse_time),
-            )
-        })
+    common::ground_truth(name)
+        .into_iter()
+        .find(|t| t.kind == kind)
+        .map(|t| (t.time, t.time_after))
         .expect("record present")
 }
 

@@ -5,7 +5,6 @@
 
 mod common;
 
-use common::PcapFrame;
 use sctp_handover::analysis::{analyze_file, AnalysisOptions};
 use sctp_handover::handover::SwitchClass;
 use sctp_handover::time::Nanos;
@@ -149,16 +148,8 @@ fn koh_kim_figure_6_handover_is_93_ms() {
         .iter()
         .map(|(us, ip)| (base + us * 1000, common::ethernet(ip, &[])))
         .collect();
-    let pf: Vec<PcapFrame<'_>> = encoded
-        .iter()
-        .map(|(t, d)| PcapFrame {
-            ts_ns: *t,
-            data: d,
-            original_len: d.len() as u32,
-        })
-        .collect();
     let path = dir.join("koh-kim-fig6.pcap");
-    common::write_pcap(&path, 1, false, false, &pf);
+    common::write_frames(&path, 1, false, false, &encoded);
 
     // tshark reads our rebuilt figure as the listing shows it.
     let listing = common::tshark(&[

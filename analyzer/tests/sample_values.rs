@@ -5,7 +5,6 @@ mod common;
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
 use sctp_handover::events::{AddressSource, AsconfOutcome, EventKind};
-use sctp_handover::time::Timestamp;
 use sctp_handover::wire::sctp_param::AsconfOp;
 use std::net::IpAddr;
 
@@ -15,33 +14,6 @@ fn ip(s: &str) -> IpAddr {
 
 fn analyse(name: &str, side: &str) -> FileAnalysis {
     analyze_file(&common::sample(name, side), &AnalysisOptions::default()).expect("analysable")
-}
-
-/// Parses "secs.nanos" as written by the harness and by our JSON.
-fn ts(s: &str) -> Timestamp {
-    let (secs, frac) = s.split_once('.').expect("decimal time");
-    Timestamp::from_parts(secs.parse().expect("secs"), frac.parse().expect("nanos"))
-}
-
-/// (kind, time, time_after) records of a sample's events.jsonl.
-fn ground_truth(name: &str) -> Vec<(String, Timestamp, Option<Timestamp>)> {
-    let text = std::fs::read_to_string(
-        common::repo_root()
-            .join("sample-captures")
-            .join(name)
-            .join("events.jsonl"),
-    )
-    .expect("events.jsonl");
-    text.lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("JSON line");
-            (
-                v["kind"].as_str().expect("kind").to_string(),
-                ts(v["time"].as_str().expect("time")),
-                v["time_after"].as_str().map(ts),
-            )
-        })
-        .collect()
 }
 
 #[test]
@@ -186,13 +158,16 @@ fn asconf_capture_times_fall_inside_the_logged_syscalls() {
     // capture time (MN side) lies between the logged before/after times.
     for scenario in ["koh-kim-1", "koh-kim-1-ipv6", "koh-kim-2"] {
         let a = analyse(scenario, "mn");
-        let truth = ground_truth(scenario);
-        let mut windows = truth.iter().filter(|(k, ..)| {
-            matches!(
-                k.as_str(),
-                "bindx_add" | "set_peer_primary" | "bindx_remove"
-            )
-        });
+        let truth = common::ground_truth(scenario);
+        let mut windows = truth
+            .iter()
+            .filter(|t| {
+                matches!(
+                    t.kind.as_str(),
+                    "bindx_add" | "set_peer_primary" | "bindx_remove"
+                )
+            })
+            .map(|t| (&t.kind, &t.time, &t.time_after));
         for e in &a.events {
             if let EventKind::Asconf {
                 retransmission: false,

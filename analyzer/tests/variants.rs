@@ -78,18 +78,6 @@ fn rewrap(frames: &[RawFrame], wrap: impl Fn(&[u8]) -> Vec<u8>) -> Vec<(i64, Vec
         .collect()
 }
 
-fn write(path: &Path, link: u32, nanos: bool, big_endian: bool, frames: &[(i64, Vec<u8>)]) {
-    let pf: Vec<PcapFrame<'_>> = frames
-        .iter()
-        .map(|(t, d)| PcapFrame {
-            ts_ns: *t,
-            data: d,
-            original_len: d.len() as u32,
-        })
-        .collect();
-    common::write_pcap(path, link, nanos, big_endian, &pf);
-}
-
 #[test]
 fn link_layers_and_file_formats_give_the_same_reconstruction() {
     let dir = common::tempdir("encaps");
@@ -138,7 +126,7 @@ fn link_layers_and_file_formats_give_the_same_reconstruction() {
         ];
         for (name, link, nanos, be, data) in variants {
             let path = dir.join(format!("{scenario}-{name}.pcap"));
-            write(&path, link, nanos, be, &data);
+            common::write_frames(&path, link, nanos, be, &data);
             let got = analyse(&path);
             assert_eq!(got.frames, frames.len() as u64, "{scenario} {name}");
             assert_eq!(got.accounting.total(), got.frames);
@@ -151,7 +139,7 @@ fn link_layers_and_file_formats_give_the_same_reconstruction() {
             (228, "raw-228")
         };
         let path = dir.join(format!("{scenario}-{raw}.pcap"));
-        write(
+        common::write_frames(
             &path,
             link,
             false,
@@ -294,7 +282,7 @@ fn any_interface_duplicates_are_not_retransmissions() {
         data.push((f.ts_ns, common::sll2(&ip, 4)));
     }
     let path = dir.join("dups.pcap");
-    write(&path, 276, false, false, &data);
+    common::write_frames(&path, 276, false, false, &data);
     let a = analyse(&path);
     assert_eq!(a.accounting.capture_duplicates, 164);
     assert_eq!(a.accounting.sctp, 164);
@@ -342,7 +330,7 @@ fn ip_fragments_udp_encapsulation_and_icmp_quotes() {
         }
     }
     let path = dir.join("fragments.pcap");
-    write(&path, 1, false, false, &data);
+    common::write_frames(&path, 1, false, false, &data);
     let a = analyse(&path);
     assert!(fragmented > 100);
     assert_eq!(a.accounting.ip_fragments, fragmented);
@@ -376,7 +364,7 @@ fn ip_fragments_udp_encapsulation_and_icmp_quotes() {
             })
             .collect();
         let path = dir.join(format!("udp-{port}.pcap"));
-        write(&path, 1, false, false, &data);
+        common::write_frames(&path, 1, false, false, &data);
         let mut options = AnalysisOptions::default();
         let plain = analyze_file(&path, &options).expect("analysable");
         if let Some(p) = extra {
@@ -420,7 +408,7 @@ fn ip_fragments_udp_encapsulation_and_icmp_quotes() {
         (frames[first_data].ts_ns, common::ethernet(&icmp_ip, &[])),
     );
     let path = dir.join("icmp.pcap");
-    write(&path, 1, false, false, &data);
+    common::write_frames(&path, 1, false, false, &data);
     let a = analyse(&path);
     assert_eq!(a.accounting.icmp_about_sctp, 1);
     assert_eq!(a.counters.icmp_errors_matched, 1);
@@ -440,7 +428,7 @@ fn out_of_order_timestamps_are_reported() {
     // Like frame 11 of Koh & Kim's Fig. 6: stamped before its predecessor.
     data[10].0 = data[9].0 - 500_000;
     let path = dir.join("order.pcap");
-    write(&path, 101, false, false, &data);
+    common::write_frames(&path, 101, false, false, &data);
     let a = analyse(&path);
     assert_eq!(a.time_order.regressions, 1);
     assert_eq!(a.time_order.first_regression_frame, Some(11));

@@ -165,6 +165,51 @@ pub fn write_pcap(
     std::fs::write(path, out).expect("write pcap");
 }
 
+/// Writes (timestamp ns, bytes) frames as a classic pcap of `link_type`.
+pub fn write_frames(
+    path: &Path,
+    link_type: u32,
+    nanos: bool,
+    big_endian: bool,
+    frames: &[(i64, Vec<u8>)],
+) {
+    let pf: Vec<PcapFrame<'_>> = frames
+        .iter()
+        .map(|(t, d)| PcapFrame {
+            ts_ns: *t,
+            data: d,
+            original_len: d.len() as u32,
+        })
+        .collect();
+    write_pcap(path, link_type, nanos, big_endian, &pf);
+}
+
+/// One record of a sample's ground-truth `events.jsonl`.
+pub struct Truth {
+    pub kind: String,
+    pub time: sctp_handover::time::Timestamp,
+    pub time_after: Option<sctp_handover::time::Timestamp>,
+}
+
+pub fn ground_truth(name: &str) -> Vec<Truth> {
+    use sctp_handover::handover::anchors::parse_time;
+    let path = repo_root()
+        .join("sample-captures")
+        .join(name)
+        .join("events.jsonl");
+    let text = std::fs::read_to_string(&path).expect("events.jsonl");
+    text.lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("JSON line");
+            Truth {
+                kind: v["kind"].as_str().expect("kind").to_string(),
+                time: parse_time(v["time"].as_str().expect("time")).expect("time"),
+                time_after: v["time_after"].as_str().and_then(parse_time),
+            }
+        })
+        .collect()
+}
+
 /// Writes `frames` (SLL2, from a sample) with their bytes replaced by
 /// `data`, keeping each frame's timestamp and original length: a cut frame
 /// then looks cut by the snaplen.
