@@ -9,7 +9,7 @@ CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 SAMPLES := $(sort $(wildcard sample-captures/*/mn.pcap))
 
-.PHONY: setup build demo test lint samples clean
+.PHONY: setup build demo test lint lua-test samples install-plugin clean
 
 setup:
 	@scripts/setup.sh
@@ -25,9 +25,19 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
+## The dissector's pure-Lua core under plain lua5.2.
+lua-test:
+	cd dissector && lua5.2 tests/run.lua
+
 ## Every test: unit, integration against tshark, one real kernel replay.
-test: setup lint
+test: setup lint lua-test
 	scripts/cargo-test.sh
+
+## The Lua plugin into the personal Wireshark plugin folder.
+PLUGIN_DIR ?= $(HOME)/.local/lib/wireshark/plugins
+install-plugin:
+	mkdir -p $(PLUGIN_DIR)
+	cp dissector/sctpho.lua dissector/sctpho_core.lua dissector/sctpho_wire.lua $(PLUGIN_DIR)/
 
 ## Regenerate sample-captures/ from every shipped scenario (about a minute).
 samples: build

@@ -1,0 +1,178 @@
+//! The Wireshark plugin (dissector/sctpho.lua, run by the real tshark) and
+//! the analyzer report the same ASCONF/ASCONF-ACK pairs, heartbeat pairs,
+//! data path switches and interrupt values on every sample capture; the
+//! plugin's output matches its checked golden files, is the same with and
+//! without `-2`, and damaged input raises no Lua error.
+
+mod common;
+
+use sctp_handover::analysis::{analyze_file, AnalysisOptions};
+use sctp_handover::events::EventKind;
+use std::path::Path;
+use std::process::Command;
+
+const FIELDS: [&str; 16] = [
+    "frame.number",
+    "sctpho.assoc",
+    "sctpho.path",
+    "sctpho.direction",
+    "sctpho.event",
+    "sctpho.asconf.ack_frame",
+    "sctpho.asconf.request_frame",
+    "sctpho.asconf.rtt",
+    "sctpho.asconf.result",
+    "sctpho.hb.ack_frame",
+    "sctpho.hb.request_frame",
+    "sctpho.hb.rtt",
+    "sctpho.switch.from_path",
+    "sctpho.switch.to_path",
+    "sctpho.switch.kind",
+    "sctpho.switch.interrupt",
+];
+
+fn plugin() -> String {
+    format!(
+        "lua_script:{}",
+        common::repo_root().join("dissector/sctpho.lua").display()
+    )
+}
+
+fn run_plugin(capture: &Path, extra: &[&str]) -> String {
+    let mut args: Vec<String> = vec!["-X".into(), plugin(), "-r".into(), capture.display().to_string()];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend(["-Y".into(), "sctpho".into(), "-T".into(), "fields".into(), "-E".into(), "occurrence=a".into()]);
+    for f in FIELDS {
+        args.push("-e".into());
+        args.push(f.into());
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    common::tshark(&refs)
+}
+
+struct Row<'a>(Vec<&'a str>);
+
+impl Row<'_> {
+    fn get(&self, name: &str) -> &str {
+        let i = FIELDS.iter().position(|f| *f == name).expect("known field");
+        self.0.get(i).copied().unwrap_or("")
+    }
+    fn num(&self, name: &str) -> Option<u64> {
+        self.get(name).parse().ok()
+    }
+}
+
+#[test]
+fn plugin_and_analyzer_agree_on_every_sample() {
+    for capture in common::all_samples() {
+        let name = capture.display().to_string();
+        let out = run_plugin(&capture, &[]);
+        let rows: Vec<Row<'_>> = out.lines().map(|l| Row(l.split('\t').collect())).collect();
+        let a = analyze_file(&capture, &AnalysisOptions::default()).expect("analysable");
+
+        let mut want_asconf = Vec::new();
+        let mut want_hb = Vec::new();
+        for e in &a.events {
+            match &e.kind {
+                EventKind::AsconfAck { request_frame: Some(r), .. } => want_asconf.push((*r, e.frame)),
+                EventKind::HeartbeatAck { request_frame: Some(r), path, .. } => want_hb.push((*r, e.frame, *path)),
+                _ => {}
+            }
+        }
+        let got_asconf: Vec<(u64, u64)> = rows
+            .iter()
+            .filter_map(|r| Some((r.num("sctpho.asconf.request_frame")?, r.num("frame.number")?)))
+            .collect();
+        assert_eq!(got_asconf, want_asconf, "{name}: ASCONF / ASCONF-ACK pairs");
+        // The request frames carry the ACK frame (look-ahead, pre-scanned).
+        for (req, ack) in &want_asconf {
+            let row = rows.iter().find(|r| r.num("frame.number") == Some(*req)).expect("request annotated");
+            assert_eq!(row.num("sctpho.asconf.ack_frame"), Some(*ack), "{name}: ack_frame on {req}");
+        }
+        let got_hb: Vec<(u64, u64)> = rows
+            .iter()
+            .filter_map(|r| Some((r.num("sctpho.hb.request_frame")?, r.num("frame.number")?)))
+            .collect();
+        let want_hb_pairs: Vec<(u64, u64)> = want_hb.iter().map(|(r, f, _)| (*r, *f)).collect();
+        assert_eq!(got_hb, want_hb_pairs, "{name}: heartbeat pairs");
+
+        let got_switches: Vec<(u64, u16, u16, String, f64)> = rows
+            .iter()
+            .filter(|r| !r.get("sctpho.switch.kind").is_empty())
+            .map(|r| {
+                (
+                    r.num("frame.number").expect("frame"),
+                    r.get("sctpho.switch.from_path").parse().expect("from"),
+                    r.get("sctpho.switch.to_path").parse().expect("to"),
+                    r.get("sctpho.switch.kind").to_string(),
+                    r.get("sctpho.switch.interrupt").parse().expect("interrupt"),
+                )
+            })
+            .collect();
+        assert_eq!(got_switches.len(), a.handovers.len(), "{name}: path switches");
+        for (got, h) in got_switches.iter().zip(&a.handovers) {
+            let want_kind = format!("{:?}", h.class).to_lowercase();
+            assert_eq!((got.0, got.1, got.2, &got.3), (h.switch_frame, h.from_path, h.to_path, &want_kind), "{name}");
+            let interrupt = h.data_interrupt.ms.expect("interrupt");
+            assert!((got.4 - interrupt).abs() < 1e-6, "{name}: interrupt {} vs {interrupt}", got.4);
+        }
+    }
+}
+
+#[test]
+fn golden_outputs_and_two_pass_equality() {
+    let golden_dir = common::repo_root().join("dissector/tests/golden");
+    let update = std::env::var_os("SCTPHO_UPDATE_GOLDEN").is_some();
+    for capture in common::all_samples() {
+        let scenario = capture.parent().and_then(|p| p.file_name()).expect("scenario").to_string_lossy().to_string();
+        let side = capture.file_stem().expect("side").to_string_lossy().to_string();
+        let golden = golden_dir.join(format!("{scenario}-{side}.tsv"));
+        let one_pass = run_plugin(&capture, &[]);
+        let two_pass = run_plugin(&capture, &["-2"]);
+        assert_eq!(one_pass, two_pass, "{}: -2 changes the annotations", capture.display());
+        let incremental = run_plugin(&capture, &["-2", "-o", "sctpho.prescan:FALSE"]);
+        assert_eq!(one_pass, incremental, "{}: pre-scan and incremental differ", capture.display());
+        if update {
+            std::fs::create_dir_all(&golden_dir).expect("golden dir");
+            std::fs::write(&golden, &one_pass).expect("write golden");
+        }
+        let want = std::fs::read_to_string(&golden).unwrap_or_else(|_| panic!("{} missing", golden.display()));
+        assert_eq!(one_pass, want, "{} differs from {}", capture.display(), golden.display());
+    }
+}
+
+#[test]
+fn damaged_captures_raise_no_lua_error() {
+    let dir = common::tempdir("dissector-damage");
+    let frames = common::read_frames(&common::sample("koh-kim-1", "mn"));
+    let mut seed: u64 = 0x1234_5678_9abc_def1;
+    let mut data: Vec<Vec<u8>> = frames.iter().map(|f| f.data.clone()).collect();
+    for d in data.iter_mut() {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        match seed % 4 {
+            0 if d.len() > 40 => {
+                let i = 20 + (seed as usize >> 8) % (d.len() - 20);
+                d[i] ^= 0x5a;
+            }
+            1 => d.truncate((seed as usize >> 8) % (d.len() + 1)),
+            _ => {}
+        }
+    }
+    let path = dir.join("damaged.pcap");
+    common::write_altered_sll2(&path, &frames, &data);
+    let cut = dir.join("cut.pcap");
+    let bytes = std::fs::read(common::sample("koh-kim-1", "mn")).expect("read");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).expect("write");
+    for p in [&path, &cut] {
+        for extra in [&[][..], &["-2"][..]] {
+            let mut cmd = Command::new("tshark");
+            cmd.arg("-X").arg(plugin()).arg("-r").arg(p).args(extra).arg("-V");
+            let out = cmd.output().expect("tshark runs");
+            let text = String::from_utf8_lossy(&out.stdout);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!text.contains("Lua Error") && !err.contains("Lua Error"), "{}: {err}", p.display());
+            assert!(text.contains("SCTP Handover"), "{}: annotated", p.display());
+        }
+    }
+}

@@ -1,0 +1,229 @@
+-- SCTP Handover: a Wireshark / tshark (4.0+) post-dissector that annotates
+-- ASCONF / ASCONF-ACK pairs, heartbeat pairs with per-path RTT, path
+-- identity, data path switches and their interrupt, retransmissions and
+-- duplicates. The logic lives in the pure-Lua core (sctpho_core.lua,
+-- sctpho_wire.lua); this file is the thin Wireshark binding.
+--
+--   tshark -X lua_script:dissector/sctpho.lua -r capture.pcap -Y sctpho
+--   (or copy the three .lua files to ~/.local/lib/wireshark/plugins/)
+
+local here = (debug.getinfo(1, "S").source or ""):match("^@(.*[/\\])") or "./"
+package.path = here .. "?.lua;" .. package.path
+local Core = require("sctpho_core")
+local W = require("sctpho_wire")
+
+local proto = Proto("sctpho", "SCTP Handover")
+
+local function framenum(abbr, name, kind)
+  if frametype and kind then
+    return ProtoField.framenum(abbr, name, base.NONE, kind)
+  end
+  return ProtoField.framenum(abbr, name)
+end
+
+local F = {
+  assoc = ProtoField.uint32("sctpho.assoc", "Association"),
+  path = ProtoField.uint16("sctpho.path", "Path"),
+  path_src = ProtoField.string("sctpho.path.src", "Path source"),
+  path_dst = ProtoField.string("sctpho.path.dst", "Path destination"),
+  direction = ProtoField.string("sctpho.direction", "Direction (sending endpoint > receiving)"),
+  event = ProtoField.string("sctpho.event", "Event"),
+  asconf_serial = ProtoField.uint32("sctpho.asconf.serial", "ASCONF serial number"),
+  asconf_ack_frame = framenum("sctpho.asconf.ack_frame", "ASCONF-ACK in frame", frametype and frametype.RESPONSE),
+  asconf_request_frame = framenum("sctpho.asconf.request_frame", "ASCONF in frame", frametype and frametype.REQUEST),
+  asconf_rtt = ProtoField.double("sctpho.asconf.rtt", "ASCONF round trip (ms)"),
+  asconf_result = ProtoField.string("sctpho.asconf.result", "ASCONF result (correlation id, request, outcome)"),
+  hb_ack_frame = framenum("sctpho.hb.ack_frame", "HEARTBEAT ACK in frame", frametype and frametype.RESPONSE),
+  hb_request_frame = framenum("sctpho.hb.request_frame", "HEARTBEAT in frame", frametype and frametype.REQUEST),
+  hb_rtt = ProtoField.double("sctpho.hb.rtt", "Heartbeat RTT of the probed path (ms)"),
+  hb_path = ProtoField.uint16("sctpho.hb.path", "Probed path"),
+  switch_from = ProtoField.uint16("sctpho.switch.from_path", "Switched from path"),
+  switch_to = ProtoField.uint16("sctpho.switch.to_path", "Switched to path"),
+  switch_kind = ProtoField.string("sctpho.switch.kind", "Switch kind"),
+  switch_interrupt = ProtoField.double("sctpho.switch.interrupt", "Data interrupt (ms)"),
+  switch_last_old = framenum("sctpho.switch.last_old_frame", "Last DATA on the old path"),
+  switch_first_new = framenum("sctpho.switch.first_new_frame", "First DATA on the new path"),
+}
+local list = {}
+for _, f in pairs(F) do list[#list + 1] = f end
+proto.fields = list
+
+local E = {
+  switch = ProtoExpert.new("sctpho.expert.switch", "Data path switch", expert.group.SEQUENCE, expert.severity.NOTE),
+  no_ack = ProtoExpert.new("sctpho.expert.no_ack", "ASCONF without ASCONF-ACK", expert.group.SEQUENCE, expert.severity.WARN),
+  ack_error = ProtoExpert.new("sctpho.expert.ack_error", "ASCONF-ACK error cause", expert.group.RESPONSE_CODE, expert.severity.WARN),
+  unconfirmed = ProtoExpert.new("sctpho.expert.unconfirmed", "DATA to an unconfirmed address", expert.group.SEQUENCE, expert.severity.NOTE),
+  duplicate = ProtoExpert.new("sctpho.expert.duplicate", "Duplicate TSN", expert.group.SEQUENCE, expert.severity.NOTE),
+  malformed = ProtoExpert.new("sctpho.expert.malformed", "Input the plugin could not decode", expert.group.MALFORMED, expert.severity.NOTE),
+}
+proto.experts = { E.switch, E.no_ack, E.ack_error, E.unconfirmed, E.duplicate, E.malformed }
+
+proto.prefs.prescan = Pref.bool("Pre-scan the capture file", true,
+  "Read the whole capture file (named on the command line) once at the start, so that "
+  .. "look-ahead annotations (ASCONF-ACK frame, unanswered ASCONF) are complete in a single pass.")
+proto.prefs.unconfirmed_note = Pref.bool("Note DATA to unconfirmed addresses", true,
+  "Add an expert note to DATA sent to an address not yet confirmed by a HEARTBEAT ACK.")
+
+-- State, reset whenever a file is (re)opened.
+local core, mode, lengths
+
+local function cmdline_file()
+  local f = io.open("/proc/self/cmdline", "rb")
+  if not f then return nil end
+  local raw = f:read("*a")
+  f:close()
+  local args = {}
+  for a in raw:gmatch("([^%z]*)%z") do args[#args + 1] = a end
+  for i, a in ipairs(args) do
+    if a == "-r" and args[i + 1] then return args[i + 1] end
+    local glued = a:match("^%-r(.+)$")
+    if glued then return glued end
+  end
+  -- `wireshark capture.pcapng`: a last argument naming a readable file.
+  local last = args[#args]
+  if last and #args > 1 and not last:match("^%-") then
+    local probe = io.open(last, "rb")
+    if probe then probe:close(); return last end
+  end
+  return nil
+end
+
+local function start()
+  core, lengths = Core.new(), {}
+  mode = "incremental"
+  if not proto.prefs.prescan then return end
+  local path = cmdline_file()
+  if not path then return end
+  if core:scan_file(path, function(number, data) lengths[number] = #data end) then
+    mode = "prescanned"
+  end
+end
+
+function proto.init()
+  core, mode, lengths = nil, nil, nil
+end
+
+-- The IP header inside a frame of unknown link type: the first offset at
+-- which a consistent IPv4/IPv6 header carrying SCTP starts.
+local OFFSETS = { 14, 18, 22, 16, 20, 4, 0 }
+local function guess_sctp(bytes)
+  for _, off in ipairs(OFFSETS) do
+    local ip = bytes:sub(off + 1)
+    local v = #ip > 0 and math.floor(ip:byte(1) / 16) or 0
+    local ok = false
+    if v == 4 and #ip >= 20 then
+      ok = W.u16be(ip, 3) <= #ip and W.u16be(ip, 3) >= 20 and (ip:byte(1) % 16) >= 5
+    elseif v == 6 and #ip >= 40 then
+      ok = W.u16be(ip, 5) + 40 <= #ip
+    end
+    if ok then
+      local src, dst, sctp = W.sctp_of_ip(ip)
+      if src then return src, dst, sctp end
+    end
+  end
+  return nil
+end
+
+local function feed(tvb, pinfo)
+  local ok, err = pcall(function()
+    local bytes = tvb:raw()
+    local src, dst, sctp = guess_sctp(bytes)
+    if src then
+      -- pinfo.abs_ts is a double: exact to the microsecond at today's
+      -- epoch, not to the nanosecond, so round to whole microseconds.
+      local us = math.floor(pinfo.abs_ts * 1e6 + 0.5)
+      local sec = math.floor(us / 1e6)
+      core:packet(pinfo.number, sec, (us - sec * 1e6) * 1000, src, dst, sctp)
+    end
+  end)
+  if not ok then
+    local a = core:annotation(pinfo.number)
+    table.insert(a.expert, { "note", "plugin could not decode this frame: " .. tostring(err) })
+  end
+end
+
+local function add_expert(tree, kind, text)
+  local e = E.malformed
+  if text:find("path switch", 1, true) then e = E.switch
+  elseif text:find("without ASCONF%-ACK") then e = E.no_ack
+  elseif text:find("reports an error", 1, true) then e = E.ack_error
+  elseif text:find("not yet confirmed", 1, true) then
+    if not proto.prefs.unconfirmed_note then return end
+    e = E.unconfirmed
+  elseif text:find("duplicate", 1, true) then e = E.duplicate
+  end
+  tree:add_proto_expert_info(e, text)
+end
+
+local function annotate(a, pinfo, tree)
+  local t = tree:add(proto)
+  if a.assoc ~= nil then
+    t:add(F.assoc, a.assoc)
+    t:add(F.path, a.path)
+    t:add(F.path_src, W.addr_string(a.src))
+    t:add(F.path_dst, W.addr_string(a.dst))
+    t:add(F.direction, a.sender .. ">" .. (1 - a.sender))
+  end
+  for _, e in ipairs(a.events) do t:add(F.event, e) end
+  if a.asconf_serial then t:add(F.asconf_serial, a.asconf_serial) end
+  if a.asconf_ack then t:add(F.asconf_ack_frame, a.asconf_ack) end
+  if a.asconf_request then
+    t:add(F.asconf_request_frame, a.asconf_request)
+    t:add(F.asconf_rtt, a.asconf_rtt)
+  end
+  for _, r in ipairs(a.asconf_results or {}) do t:add(F.asconf_result, r) end
+  if a.hb_ack then t:add(F.hb_ack_frame, a.hb_ack) end
+  if a.hb_request then
+    t:add(F.hb_request_frame, a.hb_request)
+    t:add(F.hb_rtt, a.hb_rtt)
+    t:add(F.hb_path, a.hb_path)
+  end
+  local s = a.switch
+  if s then
+    t:add(F.switch_from, s.from_path)
+    t:add(F.switch_to, s.to_path)
+    t:add(F.switch_kind, s.kind)
+    if s.interrupt then t:add(F.switch_interrupt, s.interrupt) end
+    if s.last_old then t:add(F.switch_last_old, s.last_old) end
+    if s.first_new then t:add(F.switch_first_new, s.first_new) end
+    pinfo.cols.info:append(string.format(" [%s path switch %d->%d]", s.kind, s.from_path, s.to_path))
+  end
+  for _, x in ipairs(a.expert) do add_expert(t, x[1], x[2]) end
+end
+
+function proto.dissector(tvb, pinfo, tree)
+  if not core then start() end
+  if mode == "prescanned" and lengths[pinfo.number] ~= tvb:len() then
+    -- Not the file we pre-scanned (e.g. another file opened in the GUI).
+    core, lengths, mode = Core.new(), {}, "incremental"
+  end
+  if mode == "incremental" and not pinfo.visited then feed(tvb, pinfo) end
+  local a = core.ann[pinfo.number]
+  if a and tree then
+    local ok, err = pcall(annotate, a, pinfo, tree)
+    if not ok then
+      tree:add_proto_expert_info(E.malformed, "sctpho: " .. tostring(err))
+    end
+  end
+end
+
+register_postdissector(proto)
+
+-- Statistics: a GUI window, and `tshark -z sctpho` for the same text.
+local function summary_text()
+  if not core then return "SCTP Handover: no capture analysed yet" end
+  core:finish()
+  return core:summary()
+end
+
+if gui_enabled() then
+  register_menu("SCTP Handover", function()
+    local w = TextWindow.new("SCTP Handover")
+    w:set(summary_text())
+  end, MENU_STAT_UNSORTED)
+end
+
+register_stat_cmd_arg("sctpho", function()
+  local tap = Listener.new("frame")
+  function tap.draw() print(summary_text()) end
+end)

@@ -1,0 +1,357 @@
+-- sctpho_wire: pure-Lua (5.2) decoding of capture files, link layers, IP
+-- and SCTP chunks. No Wireshark API here, so it runs under plain lua5.2.
+-- Follows docs/metrics.md and the Rust analyzer's wire/ and decode/.
+
+local M = {}
+
+local byte, sub = string.byte, string.sub
+
+-- Byte readers (1-based offsets into Lua strings).
+function M.u8(s, i) return byte(s, i) end
+function M.u16be(s, i) local a, b = byte(s, i, i + 1); return a * 256 + b end
+function M.u32be(s, i)
+  local a, b, c, d = byte(s, i, i + 3)
+  return ((a * 256 + b) * 256 + c) * 256 + d
+end
+function M.u16le(s, i) local a, b = byte(s, i, i + 1); return b * 256 + a end
+function M.u32le(s, i)
+  local a, b, c, d = byte(s, i, i + 3)
+  return ((d * 256 + c) * 256 + b) * 256 + a
+end
+local u8, u16be, u32be, u16le, u32le = M.u8, M.u16be, M.u32be, M.u16le, M.u32le
+
+-- Addresses: raw bytes are the identity (never resolved names).
+function M.addr_string(raw)
+  if #raw == 4 then
+    return string.format("%d.%d.%d.%d", byte(raw, 1, 4))
+  end
+  local groups = {}
+  for i = 1, 16, 2 do groups[#groups + 1] = string.format("%x", u16be(raw, i)) end
+  -- Compress the longest run of zero groups (RFC 5952).
+  local best_s, best_l, s, l = 0, 0, 0, 0
+  for i = 1, 8 do
+    if groups[i] == "0" then
+      if l == 0 then s = i end
+      l = l + 1
+      if l > best_l then best_s, best_l = s, l end
+    else
+      l = 0
+    end
+  end
+  if best_l < 2 then return table.concat(groups, ":") end
+  local head = table.concat(groups, ":", 1, best_s - 1)
+  local tail = table.concat(groups, ":", best_s + best_l, 8)
+  return head .. "::" .. tail
+end
+
+-- Link types (LINKTYPE_*).
+M.LINK_NULL, M.LINK_ETHERNET, M.LINK_RAW12, M.LINK_RAW14 = 0, 1, 12, 14
+M.LINK_RAW, M.LINK_LOOP, M.LINK_SLL, M.LINK_IPV4 = 101, 108, 113, 228
+M.LINK_IPV6, M.LINK_SLL2 = 229, 276
+M.NON_PACKET = -1
+
+-- Returns the IP packet inside a link-layer frame, or nil.
+function M.ip_of_frame(link, data)
+  local n = #data
+  if link == M.LINK_ETHERNET then
+    if n < 14 then return nil end
+    local et, off = u16be(data, 13), 15
+    local tags = 0
+    while (et == 0x8100 or et == 0x88a8 or et == 0x9100) and tags < 4 do
+      if n < off + 3 then return nil end
+      et = u16be(data, off + 2)
+      off = off + 4
+      tags = tags + 1
+    end
+    if et == 0x0800 or et == 0x86dd then return sub(data, off) end
+    return nil
+  elseif link == M.LINK_SLL then
+    if n < 16 then return nil end
+    local et = u16be(data, 15)
+    if et == 0x0800 or et == 0x86dd then return sub(data, 17) end
+    return nil
+  elseif link == M.LINK_SLL2 then
+    if n < 20 then return nil end
+    local et = u16be(data, 1)
+    if et == 0x0800 or et == 0x86dd then return sub(data, 21) end
+    return nil
+  elseif link == M.LINK_RAW or link == M.LINK_RAW12 or link == M.LINK_RAW14
+      or link == M.LINK_IPV4 or link == M.LINK_IPV6 then
+    return data
+  elseif link == M.LINK_NULL or link == M.LINK_LOOP then
+    if n < 4 then return nil end
+    return sub(data, 5)
+  end
+  return nil
+end
+
+-- Returns src, dst (raw address strings), SCTP bytes, or nil. ICMP errors
+-- quoting SCTP are not SCTP traffic (the quote is not parsed); IP
+-- fragments are not reassembled here (the analyzer does).
+function M.sctp_of_ip(ip)
+  local n = #ip
+  if n < 1 then return nil end
+  local version = math.floor(byte(ip, 1) / 16)
+  if version == 4 then
+    if n < 20 then return nil end
+    local hl = (byte(ip, 1) % 16) * 4
+    local total = u16be(ip, 3)
+    local flags = u16be(ip, 7)
+    if byte(ip, 10) ~= 132 or hl < 20 or n < hl then return nil end
+    if flags % 0x2000 ~= 0 or math.floor(flags / 0x2000) % 2 == 1 then return nil end
+    local last = math.min(n, total)
+    return sub(ip, 13, 16), sub(ip, 17, 20), sub(ip, hl + 1, last)
+  elseif version == 6 then
+    if n < 40 then return nil end
+    local nh, off = byte(ip, 7), 41
+    local last = math.min(n, 40 + u16be(ip, 5))
+    for _ = 1, 16 do
+      if nh == 0 or nh == 43 or nh == 60 or nh == 135 then
+        if n < off + 1 then return nil end
+        nh, off = byte(ip, off), off + (byte(ip, off + 1) + 1) * 8
+      elseif nh == 51 then
+        if n < off + 1 then return nil end
+        nh, off = byte(ip, off), off + (byte(ip, off + 1) + 2) * 4
+      elseif nh == 44 then
+        return nil
+      else
+        break
+      end
+    end
+    if nh ~= 132 or off > last + 1 then return nil end
+    return sub(ip, 9, 24), sub(ip, 25, 40), sub(ip, off, last)
+  end
+  return nil
+end
+
+-- Chunk type codes (RFC 9260 §3.3, RFC 5061 §4.1, RFC 8260).
+M.DATA, M.INIT, M.INIT_ACK, M.SACK, M.HEARTBEAT, M.HEARTBEAT_ACK = 0, 1, 2, 3, 4, 5
+M.ABORT, M.SHUTDOWN, M.SHUTDOWN_COMPLETE, M.NR_SACK, M.I_DATA = 6, 7, 14, 16, 64
+M.ASCONF_ACK, M.ASCONF = 0x80, 0xc1
+
+-- Parameters as {type, value} (value a string); nil,err on a bad length.
+local function params(s, i, last)
+  local out = {}
+  while i + 3 <= last do
+    local t, len = u16be(s, i), u16be(s, i + 2)
+    if len < 4 or i + len - 1 > last then return nil, "parameter length runs past its chunk" end
+    out[#out + 1] = { type = t, value = sub(s, i + 4, i + len - 1), len = len }
+    i = i + math.floor((len + 3) / 4) * 4
+  end
+  return out
+end
+M.params = params
+
+local function address_param(p)
+  if p.type == 5 and #p.value == 4 then return p.value end
+  if p.type == 6 and #p.value == 16 then return p.value end
+  return nil
+end
+
+local function is_wildcard(raw)
+  return raw == string.rep("\0", #raw)
+end
+
+-- Decodes an SCTP packet: {sport, dport, vtag, chunks = {...}} and an
+-- error string when a chunk is malformed (the chunks before it are kept).
+function M.parse_sctp(s)
+  local n = #s
+  if n < 12 then return nil, "SCTP common header truncated" end
+  local pkt = { sport = u16be(s, 1), dport = u16be(s, 3), vtag = u32be(s, 5), chunks = {} }
+  local i, err = 13, nil
+  while i + 3 <= n do
+    local t, flags, len = byte(s, i), byte(s, i + 1), u16be(s, i + 2)
+    if len < 4 then err = "chunk length below 4"; break end
+    if i + len - 1 > n then err = "chunk length runs past the packet"; break end
+    local c = { type = t, flags = flags, offset = i - 1, length = len }
+    local v, last = i + 4, i + len - 1
+    if (t == M.DATA and len >= 16) then
+      c.tsn = u32be(s, v)
+    elseif (t == M.I_DATA and len >= 20) then
+      c.tsn = u32be(s, v)
+    elseif (t == M.SACK and len >= 16) then
+      c.cum = u32be(s, v)
+      local ngap, ndup = u16be(s, v + 8), u16be(s, v + 10)
+      if len < 16 + 4 * (ngap + ndup) then err = "SACK shorter than its lists"; break end
+      c.gaps, c.dups = {}, ndup
+      for g = 0, ngap - 1 do
+        c.gaps[#c.gaps + 1] = { u16be(s, v + 12 + 4 * g), u16be(s, v + 14 + 4 * g) }
+      end
+    elseif (t == M.NR_SACK and len >= 20) then
+      c.cum = u32be(s, v)
+      local ngap, nnr, ndup = u16be(s, v + 8), u16be(s, v + 10), u16be(s, v + 12)
+      if len < 20 + 4 * (ngap + nnr + ndup) then err = "NR-SACK shorter than its lists"; break end
+      c.gaps, c.dups = {}, ndup
+      for g = 0, ngap + nnr - 1 do
+        c.gaps[#c.gaps + 1] = { u16be(s, v + 16 + 4 * g), u16be(s, v + 18 + 4 * g) }
+      end
+    elseif (t == M.INIT or t == M.INIT_ACK) and len >= 20 then
+      c.initiate_tag = u32be(s, v)
+      local ps, perr = params(s, v + 16, last)
+      if not ps then err = perr; break end
+      c.addresses = {}
+      for _, p in ipairs(ps) do
+        local a = address_param(p)
+        if a then c.addresses[#c.addresses + 1] = a end
+      end
+    elseif t == M.HEARTBEAT or t == M.HEARTBEAT_ACK then
+      local ps, perr = params(s, v, last)
+      if not ps then err = perr; break end
+      for _, p in ipairs(ps) do
+        if p.type == 1 then c.info = p.value end
+      end
+      if not c.info then err = "heartbeat without Heartbeat Info"; break end
+    elseif t == M.ASCONF and len >= 8 then
+      c.serial = u32be(s, v)
+      local ps, perr = params(s, v + 4, last)
+      if not ps then err = perr; break end
+      c.requests = {}
+      for k, p in ipairs(ps) do
+        local op = (p.type == 0xc001 and "add_ip") or (p.type == 0xc002 and "delete_ip")
+          or (p.type == 0xc004 and "set_primary") or nil
+        if op then
+          if #p.value < 4 then err = "ASCONF parameter shorter than its correlation id"; break end
+          local nested, nerr = params(p.value, 5, #p.value)
+          if not nested or not nested[1] or not address_param(nested[1]) then
+            err = nerr or "ASCONF parameter without an address"; break
+          end
+          c.requests[#c.requests + 1] = {
+            op = op, corr = u32be(p.value, 1), address = address_param(nested[1]),
+            wildcard = is_wildcard(address_param(nested[1])),
+          }
+        elseif k > 1 or not address_param(p) then
+          -- other parameters are ignored
+        end
+      end
+      if err then break end
+    elseif t == M.ASCONF_ACK and len >= 8 then
+      c.serial = u32be(s, v)
+      local ps, perr = params(s, v + 4, last)
+      if not ps then err = perr; break end
+      c.responses = {}
+      for _, p in ipairs(ps) do
+        if p.type == 0xc005 and #p.value >= 4 then
+          c.responses[#c.responses + 1] = { corr = u32be(p.value, 1) }
+        elseif p.type == 0xc003 and #p.value >= 4 then
+          local nested = params(p.value, 5, #p.value)
+          c.responses[#c.responses + 1] = {
+            corr = u32be(p.value, 1), cause = nested and nested[1] and nested[1].type or 0,
+          }
+        end
+      end
+    elseif (t == M.SHUTDOWN and len >= 8) then
+      c.cum = u32be(s, v)
+    elseif t == M.DATA or t == M.I_DATA or t == M.SACK or t == M.NR_SACK or t == M.INIT
+        or t == M.INIT_ACK or t == M.ASCONF or t == M.ASCONF_ACK or t == M.SHUTDOWN then
+      err = "chunk shorter than its fixed fields"; break
+    end
+    pkt.chunks[#pkt.chunks + 1] = c
+    i = i + math.floor((len + 3) / 4) * 4
+  end
+  return pkt, err
+end
+
+-- Capture files --------------------------------------------------------
+
+-- (hi * 2^32 + lo) / units as whole seconds and nanoseconds, exactly: a
+-- Lua 5.2 number holds integers only up to 2^53, so divide 16 bits at a time.
+function M.stamp(hi, lo, units)
+  local limbs = { math.floor(hi / 65536), hi % 65536, math.floor(lo / 65536), lo % 65536 }
+  local q, r = 0, 0
+  for _, limb in ipairs(limbs) do
+    local cur = r * 65536 + limb
+    local d = math.floor(cur / units)
+    r = cur - d * units
+    q = q * 65536 + d
+  end
+  local nsec
+  if 1000000000 % units == 0 then
+    nsec = r * (1000000000 / units)
+  else
+    nsec = math.floor(r / units * 1000000000 + 0.5)
+  end
+  return q, nsec
+end
+
+-- Reads a whole pcap or pcapng file; calls on_frame(number, sec, nsec,
+-- link, data) for every record Wireshark numbers as a frame. Returns
+-- true, or nil and a reason (gzip and unknown formats are not read here).
+function M.read_capture(path, on_frame)
+  local f = io.open(path, "rb")
+  if not f then return nil, "cannot open " .. tostring(path) end
+  local data = f:read("*a")
+  f:close()
+  if #data < 4 then return nil, "too short for a capture" end
+  local magic = sub(data, 1, 4)
+  if magic == "\212\195\178\161" or magic == "\161\178\195\212"
+      or magic == "\77\60\178\161" or magic == "\161\178\60\77" then
+    local le = (magic == "\212\195\178\161" or magic == "\77\60\178\161")
+    local nanos = (magic == "\77\60\178\161" or magic == "\161\178\60\77")
+    local r32 = le and u32le or u32be
+    if #data < 24 then return nil, "pcap header truncated" end
+    local link, i, number = r32(data, 21), 25, 0
+    while i + 15 <= #data do
+      local sec, frac, caplen = r32(data, i), r32(data, i + 4), r32(data, i + 8)
+      if i + 15 + caplen > #data then break end
+      number = number + 1
+      on_frame(number, sec, nanos and frac or frac * 1000, link, sub(data, i + 16, i + 15 + caplen))
+      i = i + 16 + caplen
+    end
+    return true
+  elseif magic == "\10\13\13\10" then
+    local i, number, le = 1, 0, true
+    local ifaces = {}
+    local last_sec, last_nsec = 0, 0
+    while i + 11 <= #data do
+      local bt = u32le(data, i)
+      if bt == 0x0a0d0d0a then
+        le = (u32le(data, i + 8) == 0x1a2b3c4d)
+        ifaces = {}
+      end
+      local r32 = le and u32le or u32be
+      local r16 = le and u16le or u16be
+      bt = r32(data, i)
+      local len = r32(data, i + 4)
+      if len < 12 or i + len - 1 > #data then break end
+      if bt == 1 then
+        local iface = { link = r16(data, i + 8), units = 1000000 }
+        local o = i + 16
+        while o + 3 <= i + len - 5 do
+          local code, olen = r16(data, o), r16(data, o + 2)
+          if code == 0 then break end
+          if code == 9 and olen >= 1 then
+            local v = byte(data, o + 4)
+            if v < 128 then iface.units = 10 ^ v else iface.units = 2 ^ (v - 128) end
+          end
+          o = o + 4 + math.floor((olen + 3) / 4) * 4
+        end
+        ifaces[#ifaces + 1] = iface
+      elseif bt == 6 then
+        local id, hi, lo, caplen = r32(data, i + 8), r32(data, i + 12), r32(data, i + 16), r32(data, i + 20)
+        local iface = ifaces[id + 1]
+        number = number + 1
+        if iface then
+          last_sec, last_nsec = M.stamp(hi, lo, iface.units)
+          on_frame(number, last_sec, last_nsec, iface.link, sub(data, i + 28, i + 27 + caplen))
+        else
+          on_frame(number, last_sec, last_nsec, M.NON_PACKET, "")
+        end
+      elseif bt == 3 then
+        local caplen = math.min(r32(data, i + 8), len - 16)
+        number = number + 1
+        local iface = ifaces[1]
+        on_frame(number, last_sec, last_nsec, iface and iface.link or M.NON_PACKET, sub(data, i + 12, i + 11 + caplen))
+      elseif bt == 0x00000bad or bt == 0x40000bad or bt == 9 then
+        number = number + 1
+        on_frame(number, last_sec, last_nsec, M.NON_PACKET, "")
+      end
+      i = i + len
+    end
+    return true
+  elseif sub(data, 1, 2) == "\31\139" then
+    return nil, "gzip-compressed (not pre-scanned)"
+  end
+  return nil, "not a pcap or pcapng file"
+end
+
+return M

@@ -1,0 +1,82 @@
+-- Unit tests for sctpho_core: Koh & Kim's Fig. 6 exchange in miniature,
+-- built from literal SCTP bytes.
+local t = require("tests.harness")
+local Core = require("sctpho_core")
+
+local function be32(v)
+  return string.char(math.floor(v / 16777216) % 256, math.floor(v / 65536) % 256, math.floor(v / 256) % 256, v % 256)
+end
+local function chunk(kind, value)
+  local len = 4 + #value
+  local c = string.char(kind, kind == 0 and 3 or 0, math.floor(len / 256), len % 256) .. value
+  while #c % 4 ~= 0 do c = c .. "\0" end
+  return c
+end
+local function data(tsn) return chunk(0, be32(tsn) .. "\0\0\0\0\0\0\0\0data") end
+local function sack(cum) return chunk(3, be32(cum) .. "\0\1\0\0\0\0\0\0") end
+local function init(kind, tag, tsn) return chunk(kind, be32(tag) .. "\0\1\0\0\0\10\0\10" .. be32(tsn)) end
+local function ap(a) return "\0\5\0\8" .. a end
+local function asconf(serial, lookup, req, addr)
+  return chunk(0xc1, be32(serial) .. ap(lookup) .. req .. "\0\16" .. be32(serial) .. ap(addr))
+end
+local function pkt(vtag, ...) return "\19\136\19\136" .. be32(vtag) .. "\0\0\0\0" .. table.concat({ ... }) end
+
+local FS, OLD, NEW = "\192\168\0\100", "\192\168\0\101", "\192\168\0\102"
+local TMT, TFS = 0x11111111, 0x22222222
+
+t.test("ASCONF pairs, switches and the interrupt", function()
+  local c = Core.new()
+  local f = 0
+  local function send(us, src, dst, bytes) f = f + 1; c:packet(f, 1000, us * 1000, src, dst, bytes) end
+  send(0, OLD, FS, pkt(0, init(1, TMT, 100)))
+  send(310, FS, OLD, pkt(TMT, init(2, TFS, 500)))
+  send(1136, OLD, FS, pkt(TFS, data(100)))
+  send(1304, FS, OLD, pkt(TMT, sack(100)))
+  send(2189, FS, OLD, pkt(TMT, data(500)))
+  send(2600, OLD, FS, pkt(TFS, asconf(1, OLD, "\192\1", NEW)))      -- frame 6
+  send(2081, FS, OLD, pkt(TMT, chunk(0x80, be32(1))))              -- frame 7
+  send(11279, FS, OLD, pkt(TMT, data(501)))                        -- frame 8
+  send(103424, NEW, FS, pkt(TFS, data(101)))                       -- frame 9
+  send(103721, NEW, FS, pkt(TFS, asconf(2, NEW, "\192\4", NEW)))   -- frame 10
+  send(103932, FS, NEW, pkt(TMT, chunk(0x80, be32(2))))            -- frame 11
+  send(104939, FS, NEW, pkt(TMT, data(502)))                       -- frame 12
+  send(105000, FS, NEW, pkt(TMT, data(501)))                       -- frame 13: retransmission
+  send(105100, NEW, FS, pkt(TFS, sack(502)))                       -- frame 14
+  send(105200, FS, NEW, pkt(TMT, data(502)))                       -- frame 15: duplicate
+  c:finish()
+  t.eq(#c.assocs, 1)
+  t.eq(c.ann[6].asconf_ack, 7)
+  t.eq(c.ann[7].asconf_request, 6)
+  t.near(c.ann[7].asconf_rtt, -0.519, 1e-9, "negative RTT from the out-of-order stamp")
+  t.eq(c.ann[7].asconf_results[1], "1 add_ip 192.168.0.102: implied_success")
+  t.eq(#c.switches, 2)
+  local mt, fs = c.switches[1], c.switches[2]
+  t.eq(mt.frame, 9); t.eq(mt.kind, "planned"); t.eq(mt.last_old, 3)
+  t.near(mt.interrupt, 103.424 - 1.136, 1e-9)
+  t.eq(fs.frame, 12); t.eq(fs.last_old, 8); t.eq(fs.first_new, 12)
+  t.near(fs.interrupt, 104.939 - 11.279, 1e-9, "Koh & Kim's 93 ms")
+  t.eq(c.ann[13].events[1], "retransmission")
+  t.eq(c.ann[15].events[2], "duplicate")
+  t.eq(c.ann[12].switch.kind, "planned")
+end)
+
+t.test("unanswered ASCONF is flagged only after finish", function()
+  local c = Core.new()
+  c:packet(1, 0, 0, OLD, FS, pkt(0, init(1, TMT, 1)))
+  c:packet(2, 0, 1, OLD, FS, pkt(TFS, asconf(9, OLD, "\192\1", NEW)))
+  t.eq(#c.ann[2].expert, 0)
+  c:finish()
+  t.eq(c.ann[2].expert[1][1], "warning")
+end)
+
+t.test("garbage never raises", function()
+  local c = Core.new()
+  for i = 1, 200 do
+    local junk = {}
+    for k = 1, (i * 7) % 90 do junk[k] = string.char((i * 31 + k * 17) % 256) end
+    c:packet(i, 0, i, OLD, FS, table.concat(junk))
+  end
+  t.eq(c.malformed > 0, true)
+end)
+
+return t

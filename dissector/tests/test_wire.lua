@@ -1,0 +1,63 @@
+-- Unit tests for sctpho_wire under plain lua5.2, from literal bytes.
+local t = require("tests.harness")
+local W = require("sctpho_wire")
+
+t.test("byte readers", function()
+  t.eq(W.u16be("\1\2", 1), 258)
+  t.eq(W.u32be("\0\0\1\0", 1), 256)
+  t.eq(W.u32le("\0\1\0\0", 1), 256)
+end)
+
+t.test("addresses print numerically", function()
+  t.eq(W.addr_string("\198\51\100\101"), "198.51.100.101")
+  t.eq(W.addr_string("\32\1\13\184" .. string.rep("\0", 10) .. "\1\2"), "2001:db8::102")
+end)
+
+t.test("exact nanosecond stamps", function()
+  -- 1795342932.769014659 s in ns = 0x18ea56e2_9db48383 (python: hex())
+  local sec, nsec = W.stamp(0x18ea56e2, 0x9db48383, 1e9)
+  t.eq(sec, 1795342932); t.eq(nsec, 769014659)
+  local s2, n2 = W.stamp(0, 1500000, 1e6)
+  t.eq(s2, 1); t.eq(n2, 500000000)
+end)
+
+t.test("ASCONF with ADD-IP and its ACK", function()
+  local asconf = "\19\136\19\136" .. "\0\0\0\7" .. "\0\0\0\0"
+    .. "\193\0\0\32" .. "\0\0\0\1" .. "\0\5\0\8\10\0\0\1"
+    .. "\192\1\0\16\0\0\0\5\0\5\0\8\10\0\1\1"
+  local p, err = W.parse_sctp(asconf)
+  t.eq(err, nil)
+  t.eq(p.vtag, 7)
+  local c = p.chunks[1]
+  t.eq(c.type, W.ASCONF); t.eq(c.serial, 1); t.eq(#c.requests, 1)
+  t.eq(c.requests[1].op, "add_ip"); t.eq(c.requests[1].corr, 5)
+  t.eq(W.addr_string(c.requests[1].address), "10.0.1.1")
+  local ack = "\19\136\19\136\0\0\0\7\0\0\0\0" .. "\128\0\0\8\0\0\0\1"
+  local q = W.parse_sctp(ack)
+  t.eq(q.chunks[1].serial, 1); t.eq(#q.chunks[1].responses, 0)
+end)
+
+t.test("malformed chunk keeps earlier chunks and names the problem", function()
+  local s = "\0\1\0\2\0\0\0\1\0\0\0\0" .. "\11\0\0\4" .. "\3\0\0\40\0\0"
+  local p, err = W.parse_sctp(s)
+  t.eq(#p.chunks, 1); t.eq(p.chunks[1].type, 11)
+  t.eq(err, "chunk length runs past the packet")
+  local _, e2 = W.parse_sctp("\0\1")
+  t.eq(e2, "SCTP common header truncated")
+end)
+
+t.test("IPv4 and IPv6 to SCTP", function()
+  local sctp = "\0\1\0\2\0\0\0\1\0\0\0\0"
+  local v4 = "\69\0\0\32\0\0\64\0\64\132\0\0\10\0\0\1\10\0\0\2" .. sctp
+  local src, dst, bytes = W.sctp_of_ip(v4)
+  t.eq(W.addr_string(src), "10.0.0.1"); t.eq(W.addr_string(dst), "10.0.0.2"); t.eq(bytes, sctp)
+  local frag = "\69\0\0\32\0\0\32\0\64\132\0\0\10\0\0\1\10\0\0\2" .. sctp
+  t.eq(W.sctp_of_ip(frag), nil)
+  local v6 = "\96\0\0\0\0\12\132\64" .. string.rep("\0", 15) .. "\1" .. string.rep("\0", 15) .. "\2" .. sctp
+  local s6, d6, b6 = W.sctp_of_ip(v6)
+  t.eq(W.addr_string(s6), "::1"); t.eq(b6, sctp)
+  t.eq(W.ip_of_frame(W.LINK_ETHERNET, string.rep("\0", 12) .. "\129\0\0\10\8\0" .. "X"), "X")
+  t.eq(W.ip_of_frame(W.LINK_SLL2, "\8\0" .. string.rep("\0", 18) .. "Y"), "Y")
+end)
+
+return t
