@@ -3,6 +3,10 @@
 -- Definitions: docs/metrics.md; numbering of associations and paths is
 -- the analyzer's (creation order), so the two can be compared.
 
+-- Wireshark also loads this file on its own when it sits in a plugin
+-- folder: find the sibling module from this file's directory.
+local here = (debug.getinfo(1, "S").source or ""):match("^@(.*[/\\])")
+if here then package.path = here .. "?.lua;" .. package.path end
 local W = require("sctpho_wire")
 
 local Core = {}
