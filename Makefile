@@ -9,7 +9,7 @@ CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 SAMPLES := $(sort $(wildcard sample-captures/*/mn.pcap))
 
-.PHONY: setup build demo test lint lua-test samples install-plugin clean
+.PHONY: setup build demo test lint lua-test samples install-plugin install-c-plugin clean
 
 setup:
 	@scripts/setup.sh
@@ -38,6 +38,11 @@ PLUGIN_DIR ?= $(HOME)/.local/lib/wireshark/plugins
 install-plugin:
 	mkdir -p $(PLUGIN_DIR)
 	cp dissector/sctpho.lua dissector/sctpho_core.lua dissector/sctpho_wire.lua $(PLUGIN_DIR)/
+
+## The C plugin (release build) into the personal binary plugin folder.
+install-c-plugin: setup
+	mkdir -p $(PLUGIN_DIR)/4.0/epan
+	cp "$$(SCTPHO_PROFILE=release dissector/c/build.sh)" $(PLUGIN_DIR)/4.0/epan/sctpho.so
 
 ## Regenerate sample-captures/ from every shipped scenario (about a minute).
 samples: build

@@ -5,8 +5,9 @@
 set -euo pipefail
 
 # tshark: reference decoder for tests; tcpdump, user-mode-linux, iproute2,
-# kmod, ethtool: the replay harness; lua5.2: the dissector's core tests.
-PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2)
+# kmod, ethtool: the replay harness; lua5.2: the dissector's core tests;
+# wireshark-dev, cmake, gcc: the C plugin (built with the plugin SDK).
+PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2 wireshark-dev cmake gcc)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

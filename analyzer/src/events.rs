@@ -46,6 +46,9 @@ pub enum Observation {
         path: PathId,
         src: IpAddr,
         dst: IpAddr,
+        /// The packet carries INIT or INIT ACK: its addresses are used in
+        /// the handshake (implicitly confirmed, RFC 9260 §5.4).
+        handshake: bool,
     },
     /// A DATA or I-DATA chunk.
     Data {

@@ -38,9 +38,21 @@ fn plugin() -> String {
 }
 
 fn run_plugin(capture: &Path, extra: &[&str]) -> String {
-    let mut args: Vec<String> = vec!["-X".into(), plugin(), "-r".into(), capture.display().to_string()];
+    let mut args: Vec<String> = vec![
+        "-X".into(),
+        plugin(),
+        "-r".into(),
+        capture.display().to_string(),
+    ];
     args.extend(extra.iter().map(|s| s.to_string()));
-    args.extend(["-Y".into(), "sctpho".into(), "-T".into(), "fields".into(), "-E".into(), "occurrence=a".into()]);
+    args.extend([
+        "-Y".into(),
+        "sctpho".into(),
+        "-T".into(),
+        "fields".into(),
+        "-E".into(),
+        "occurrence=a".into(),
+    ]);
     for f in FIELDS {
         args.push("-e".into());
         args.push(f.into());
@@ -73,20 +85,39 @@ fn plugin_and_analyzer_agree_on_every_sample() {
         let mut want_hb = Vec::new();
         for e in &a.events {
             match &e.kind {
-                EventKind::AsconfAck { request_frame: Some(r), .. } => want_asconf.push((*r, e.frame)),
-                EventKind::HeartbeatAck { request_frame: Some(r), path, .. } => want_hb.push((*r, e.frame, *path)),
+                EventKind::AsconfAck {
+                    request_frame: Some(r),
+                    ..
+                } => want_asconf.push((*r, e.frame)),
+                EventKind::HeartbeatAck {
+                    request_frame: Some(r),
+                    path,
+                    ..
+                } => want_hb.push((*r, e.frame, *path)),
                 _ => {}
             }
         }
         let got_asconf: Vec<(u64, u64)> = rows
             .iter()
-            .filter_map(|r| Some((r.num("sctpho.asconf.request_frame")?, r.num("frame.number")?)))
+            .filter_map(|r| {
+                Some((
+                    r.num("sctpho.asconf.request_frame")?,
+                    r.num("frame.number")?,
+                ))
+            })
             .collect();
         assert_eq!(got_asconf, want_asconf, "{name}: ASCONF / ASCONF-ACK pairs");
         // The request frames carry the ACK frame (look-ahead, pre-scanned).
         for (req, ack) in &want_asconf {
-            let row = rows.iter().find(|r| r.num("frame.number") == Some(*req)).expect("request annotated");
-            assert_eq!(row.num("sctpho.asconf.ack_frame"), Some(*ack), "{name}: ack_frame on {req}");
+            let row = rows
+                .iter()
+                .find(|r| r.num("frame.number") == Some(*req))
+                .expect("request annotated");
+            assert_eq!(
+                row.num("sctpho.asconf.ack_frame"),
+                Some(*ack),
+                "{name}: ack_frame on {req}"
+            );
         }
         let got_hb: Vec<(u64, u64)> = rows
             .iter()
@@ -108,12 +139,24 @@ fn plugin_and_analyzer_agree_on_every_sample() {
                 )
             })
             .collect();
-        assert_eq!(got_switches.len(), a.handovers.len(), "{name}: path switches");
+        assert_eq!(
+            got_switches.len(),
+            a.handovers.len(),
+            "{name}: path switches"
+        );
         for (got, h) in got_switches.iter().zip(&a.handovers) {
             let want_kind = format!("{:?}", h.class).to_lowercase();
-            assert_eq!((got.0, got.1, got.2, &got.3), (h.switch_frame, h.from_path, h.to_path, &want_kind), "{name}");
+            assert_eq!(
+                (got.0, got.1, got.2, &got.3),
+                (h.switch_frame, h.from_path, h.to_path, &want_kind),
+                "{name}"
+            );
             let interrupt = h.data_interrupt.ms.expect("interrupt");
-            assert!((got.4 - interrupt).abs() < 1e-6, "{name}: interrupt {} vs {interrupt}", got.4);
+            assert!(
+                (got.4 - interrupt).abs() < 1e-6,
+                "{name}: interrupt {} vs {interrupt}",
+                got.4
+            );
         }
     }
 }
@@ -123,20 +166,46 @@ fn golden_outputs_and_two_pass_equality() {
     let golden_dir = common::repo_root().join("dissector/tests/golden");
     let update = std::env::var_os("SCTPHO_UPDATE_GOLDEN").is_some();
     for capture in common::all_samples() {
-        let scenario = capture.parent().and_then(|p| p.file_name()).expect("scenario").to_string_lossy().to_string();
-        let side = capture.file_stem().expect("side").to_string_lossy().to_string();
+        let scenario = capture
+            .parent()
+            .and_then(|p| p.file_name())
+            .expect("scenario")
+            .to_string_lossy()
+            .to_string();
+        let side = capture
+            .file_stem()
+            .expect("side")
+            .to_string_lossy()
+            .to_string();
         let golden = golden_dir.join(format!("{scenario}-{side}.tsv"));
         let one_pass = run_plugin(&capture, &[]);
         let two_pass = run_plugin(&capture, &["-2"]);
-        assert_eq!(one_pass, two_pass, "{}: -2 changes the annotations", capture.display());
+        assert_eq!(
+            one_pass,
+            two_pass,
+            "{}: -2 changes the annotations",
+            capture.display()
+        );
         let incremental = run_plugin(&capture, &["-2", "-o", "sctpho.prescan:FALSE"]);
-        assert_eq!(one_pass, incremental, "{}: pre-scan and incremental differ", capture.display());
+        assert_eq!(
+            one_pass,
+            incremental,
+            "{}: pre-scan and incremental differ",
+            capture.display()
+        );
         if update {
             std::fs::create_dir_all(&golden_dir).expect("golden dir");
             std::fs::write(&golden, &one_pass).expect("write golden");
         }
-        let want = std::fs::read_to_string(&golden).unwrap_or_else(|_| panic!("{} missing", golden.display()));
-        assert_eq!(one_pass, want, "{} differs from {}", capture.display(), golden.display());
+        let want = std::fs::read_to_string(&golden)
+            .unwrap_or_else(|_| panic!("{} missing", golden.display()));
+        assert_eq!(
+            one_pass,
+            want,
+            "{} differs from {}",
+            capture.display(),
+            golden.display()
+        );
     }
 }
 
@@ -167,11 +236,20 @@ fn damaged_captures_raise_no_lua_error() {
     for p in [&path, &cut] {
         for extra in [&[][..], &["-2"][..]] {
             let mut cmd = Command::new("tshark");
-            cmd.arg("-X").arg(plugin()).arg("-r").arg(p).args(extra).arg("-V");
+            cmd.arg("-X")
+                .arg(plugin())
+                .arg("-r")
+                .arg(p)
+                .args(extra)
+                .arg("-V");
             let out = cmd.output().expect("tshark runs");
             let text = String::from_utf8_lossy(&out.stdout);
             let err = String::from_utf8_lossy(&out.stderr);
-            assert!(!text.contains("Lua Error") && !err.contains("Lua Error"), "{}: {err}", p.display());
+            assert!(
+                !text.contains("Lua Error") && !err.contains("Lua Error"),
+                "{}: {err}",
+                p.display()
+            );
             assert!(text.contains("SCTP Handover"), "{}: annotated", p.display());
         }
     }

@@ -160,6 +160,9 @@ impl Tracker {
             path,
             src: dg.src,
             dst: dg.dst,
+            handshake: first
+                .as_ref()
+                .is_some_and(|c| matches!(c.chunk_type(), chunk_type::INIT | chunk_type::INIT_ACK)),
         });
         let ctx = Ctx {
             frame,

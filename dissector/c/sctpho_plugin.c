@@ -1,0 +1,199 @@
+/*
+ * SCTP Handover, C tier: the same post-dissector fields as
+ * dissector/sctpho.lua, computed by the Rust analyzer (linked as a static
+ * library) over the capture file named on the command line. This file only
+ * registers the fields and adds the analyzer's per-frame items.
+ */
+#define WS_BUILD_DLL
+#include <wireshark.h>
+#include <epan/packet.h>
+#include <epan/proto.h>
+#include <epan/expert.h>
+#include <epan/prefs.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sctpho.h"
+
+#ifndef SCTPHO_VERSION
+#define SCTPHO_VERSION "0.1.0"
+#endif
+
+WS_DLL_PUBLIC_DEF const gchar plugin_version[] = SCTPHO_VERSION;
+WS_DLL_PUBLIC_DEF const int plugin_want_major = WIRESHARK_VERSION_MAJOR;
+WS_DLL_PUBLIC_DEF const int plugin_want_minor = WIRESHARK_VERSION_MINOR;
+WS_DLL_PUBLIC void plugin_register(void);
+
+static int proto_sctpho = -1;
+static gint ett_sctpho = -1;
+
+enum { F_ASSOC, F_PATH, F_SRC, F_DST, F_DIRECTION, F_EVENT, F_ASCONF_SERIAL, F_ASCONF_ACK, F_ASCONF_REQ,
+       F_ASCONF_RTT, F_ASCONF_RESULT, F_HB_ACK, F_HB_REQ, F_HB_RTT, F_HB_PATH, F_SW_FROM, F_SW_TO, F_SW_KIND,
+       F_SW_INTERRUPT, F_SW_LAST_OLD, F_SW_FIRST_NEW, F_COUNT };
+static int hf[F_COUNT];
+
+/* Field order shared with dissector/c/ffi (FIELDS): items carry the index. */
+static const char *const field_names[F_COUNT] G_GNUC_UNUSED = {
+    "sctpho.assoc", "sctpho.path", "sctpho.path.src", "sctpho.path.dst", "sctpho.direction", "sctpho.event",
+    "sctpho.asconf.serial", "sctpho.asconf.ack_frame", "sctpho.asconf.request_frame", "sctpho.asconf.rtt",
+    "sctpho.asconf.result", "sctpho.hb.ack_frame", "sctpho.hb.request_frame", "sctpho.hb.rtt", "sctpho.hb.path",
+    "sctpho.switch.from_path", "sctpho.switch.to_path", "sctpho.switch.kind", "sctpho.switch.interrupt",
+    "sctpho.switch.last_old_frame", "sctpho.switch.first_new_frame",
+};
+
+enum { E_SWITCH, E_NO_ACK, E_ACK_ERROR, E_UNCONFIRMED, E_DUPLICATE, E_COUNT };
+static expert_field ei[E_COUNT];
+static const char *const expert_names[E_COUNT] G_GNUC_UNUSED = {
+    "sctpho.expert.switch", "sctpho.expert.no_ack", "sctpho.expert.ack_error", "sctpho.expert.unconfirmed",
+    "sctpho.expert.duplicate",
+};
+
+static gboolean pref_unconfirmed_note = TRUE;
+
+/* Per opened file: the analysis, made on the first packet. */
+static sctpho_analysis *analysis;
+static gboolean attempted;
+
+/* The file tshark / wireshark was asked to read (-r FILE, or FILE). */
+static char *cmdline_file(void)
+{
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (!f)
+        return NULL;
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *args[512];
+    int argc = 0;
+    for (size_t i = 0; i < n && argc < 512; i += strlen(buf + i) + 1)
+        args[argc++] = buf + i;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(args[i], "-r") == 0 && i + 1 < argc)
+            return g_strdup(args[i + 1]);
+        if (strncmp(args[i], "-r", 2) == 0 && args[i][2] != '\0')
+            return g_strdup(args[i] + 2);
+    }
+    if (argc > 1 && args[argc - 1][0] != '-' && g_file_test(args[argc - 1], G_FILE_TEST_IS_REGULAR))
+        return g_strdup(args[argc - 1]);
+    return NULL;
+}
+
+static void sctpho_init(void)
+{
+    attempted = FALSE;
+}
+
+static void sctpho_cleanup(void)
+{
+    sctpho_free(analysis);
+    analysis = NULL;
+    attempted = FALSE;
+}
+
+static int dissect_sctpho(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+    if (!attempted) {
+        attempted = TRUE;
+        char *path = cmdline_file();
+        if (path) {
+            analysis = sctpho_analyze_file(path);
+            g_free(path);
+        }
+    }
+    if (!analysis)
+        return 0;
+    size_t count = 0;
+    const sctpho_item *items = sctpho_frame_items(analysis, pinfo->num, &count);
+    if (!items || count == 0)
+        return 0;
+    proto_item *top = proto_tree_add_item(tree, proto_sctpho, tvb, 0, 0, ENC_NA);
+    proto_tree *t = proto_item_add_subtree(top, ett_sctpho);
+    for (size_t i = 0; i < count; i++) {
+        const sctpho_item *it = &items[i];
+        guint32 f = it->field;
+        switch (it->kind) {
+        case SCTPHO_UINT:
+            if (f < F_COUNT)
+                proto_tree_add_uint(t, hf[f], tvb, 0, 0, (guint32)it->uint);
+            break;
+        case SCTPHO_DOUBLE:
+            if (f < F_COUNT)
+                proto_tree_add_double(t, hf[f], tvb, 0, 0, it->dbl);
+            break;
+        case SCTPHO_STRING:
+            if (f < F_COUNT)
+                proto_tree_add_string(t, hf[f], tvb, 0, 0, it->string);
+            break;
+        case SCTPHO_EXPERT:
+            if (f < E_COUNT && (f != E_UNCONFIRMED || pref_unconfirmed_note))
+                expert_add_info_format(pinfo, top, &ei[f], "%s", it->string);
+            break;
+        case SCTPHO_INFO:
+            col_append_str(pinfo->cinfo, COL_INFO, it->string);
+            break;
+        }
+    }
+    return tvb_captured_length(tvb);
+}
+
+static void proto_register_sctpho(void)
+{
+    static hf_register_info hfi[] = {
+        { &hf[F_ASSOC], { "Association", "sctpho.assoc", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+        { &hf[F_PATH], { "Path", "sctpho.path", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL } },
+        { &hf[F_SRC], { "Path source", "sctpho.path.src", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_DST], { "Path destination", "sctpho.path.dst", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_DIRECTION], { "Direction (sending endpoint > receiving)", "sctpho.direction", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_EVENT], { "Event", "sctpho.event", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_ASCONF_SERIAL], { "ASCONF serial number", "sctpho.asconf.serial", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+        { &hf[F_ASCONF_ACK], { "ASCONF-ACK in frame", "sctpho.asconf.ack_frame", FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0, NULL, HFILL } },
+        { &hf[F_ASCONF_REQ], { "ASCONF in frame", "sctpho.asconf.request_frame", FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0, NULL, HFILL } },
+        { &hf[F_ASCONF_RTT], { "ASCONF round trip (ms)", "sctpho.asconf.rtt", FT_DOUBLE, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_ASCONF_RESULT], { "ASCONF result (correlation id, request, outcome)", "sctpho.asconf.result", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_HB_ACK], { "HEARTBEAT ACK in frame", "sctpho.hb.ack_frame", FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0, NULL, HFILL } },
+        { &hf[F_HB_REQ], { "HEARTBEAT in frame", "sctpho.hb.request_frame", FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0, NULL, HFILL } },
+        { &hf[F_HB_RTT], { "Heartbeat RTT of the probed path (ms)", "sctpho.hb.rtt", FT_DOUBLE, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_HB_PATH], { "Probed path", "sctpho.hb.path", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL } },
+        { &hf[F_SW_FROM], { "Switched from path", "sctpho.switch.from_path", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL } },
+        { &hf[F_SW_TO], { "Switched to path", "sctpho.switch.to_path", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL } },
+        { &hf[F_SW_KIND], { "Switch kind", "sctpho.switch.kind", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_SW_INTERRUPT], { "Data interrupt (ms)", "sctpho.switch.interrupt", FT_DOUBLE, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_SW_LAST_OLD], { "Last DATA on the old path", "sctpho.switch.last_old_frame", FT_FRAMENUM, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_SW_FIRST_NEW], { "First DATA on the new path", "sctpho.switch.first_new_frame", FT_FRAMENUM, BASE_NONE, NULL, 0, NULL, HFILL } },
+    };
+    static gint *ett[] = { &ett_sctpho };
+    static ei_register_info eii[] = {
+        { &ei[E_SWITCH], { "sctpho.expert.switch", PI_SEQUENCE, PI_NOTE, "Data path switch", EXPFILL } },
+        { &ei[E_NO_ACK], { "sctpho.expert.no_ack", PI_SEQUENCE, PI_WARN, "ASCONF without ASCONF-ACK", EXPFILL } },
+        { &ei[E_ACK_ERROR], { "sctpho.expert.ack_error", PI_RESPONSE_CODE, PI_WARN, "ASCONF-ACK error cause", EXPFILL } },
+        { &ei[E_UNCONFIRMED], { "sctpho.expert.unconfirmed", PI_SEQUENCE, PI_NOTE, "DATA to an unconfirmed address", EXPFILL } },
+        { &ei[E_DUPLICATE], { "sctpho.expert.duplicate", PI_SEQUENCE, PI_NOTE, "Duplicate TSN", EXPFILL } },
+    };
+    proto_sctpho = proto_register_protocol("SCTP Handover", "SCTP Handover", "sctpho");
+    proto_register_field_array(proto_sctpho, hfi, array_length(hfi));
+    proto_register_subtree_array(ett, array_length(ett));
+    expert_module_t *em = expert_register_protocol(proto_sctpho);
+    expert_register_field_array(em, eii, array_length(eii));
+    module_t *prefs = prefs_register_protocol(proto_sctpho, NULL);
+    prefs_register_bool_preference(prefs, "unconfirmed_note", "Note DATA to unconfirmed addresses",
+                                   "Add an expert note to DATA sent to an address not yet confirmed by a HEARTBEAT ACK.",
+                                   &pref_unconfirmed_note);
+    prefs_register_obsolete_preference(prefs, "prescan");
+    register_init_routine(sctpho_init);
+    register_cleanup_routine(sctpho_cleanup);
+}
+
+static void proto_reg_handoff_sctpho(void)
+{
+    dissector_handle_t h = create_dissector_handle(dissect_sctpho, proto_sctpho);
+    register_postdissector(h);
+}
+
+void plugin_register(void)
+{
+    static proto_plugin plug;
+    plug.register_protoinfo = proto_register_sctpho;
+    plug.register_handoff = proto_reg_handoff_sctpho;
+    proto_register_plugin(&plug);
+}
