@@ -94,7 +94,7 @@ local function start()
   if not proto.prefs.prescan then return end
   local path = cmdline_file()
   if not path then return end
-  if core:scan_file(path, function(number, data) lengths[number] = #data end) then
+  if core:scan_file(path, function(number, length) lengths[number] = length end) then
     mode = "prescanned"
   end
 end
@@ -137,8 +137,7 @@ local function feed(tvb, pinfo)
     end
   end)
   if not ok then
-    local a = core:annotation(pinfo.number)
-    table.insert(a.expert, { "note", "plugin could not decode this frame: " .. tostring(err) })
+    Core.add_expert(core:annotation(pinfo.number), "note", "plugin could not decode this frame: " .. tostring(err))
   end
 end
 

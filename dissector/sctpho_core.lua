@@ -34,8 +34,8 @@ local CAUSES = {
 function Core.new()
   return setmetatable({
     assocs = {},       -- 0-based ids: assocs[id + 1]
-    by_tag = {},       -- "sport:dport:tag" -> {id, sender}
-    by_init = {},      -- "sport:dport:tag" -> id
+    by_tag = {},       -- [sport*65536+dport][tag] -> {id, sender}
+    by_init = {},      -- [sport*65536+dport][tag] -> id
     by_ports = {},     -- "lo:hi" -> {ids}
     ann = {},          -- frame -> annotation
     switches = {},     -- in order
@@ -44,17 +44,38 @@ function Core.new()
   }, Core)
 end
 
-local function key3(a, b, c) return a .. ":" .. b .. ":" .. c end
+-- Two-level tables keyed by (port pair, tag): no string building per packet.
+local function get3(t, a, b, c)
+  local inner = t[a * 65536 + b]
+  return inner and inner[c]
+end
+local function set3(t, a, b, c, v)
+  local k = a * 65536 + b
+  local inner = t[k]
+  if not inner then inner = {}; t[k] = inner end
+  inner[c] = v
+end
 local function pair(a, b) if a < b then return a .. ":" .. b end return b .. ":" .. a end
+
+-- Empty lists are shared until something is added (most frames carry no
+-- events): see add_event / add_expert.
+local NONE = setmetatable({}, { __newindex = function() error("shared empty list") end })
 
 function Core:annotation(frame)
   local a = self.ann[frame]
   if not a then
-    a = { events = {}, expert = {} }
+    a = { events = NONE, expert = NONE }
     self.ann[frame] = a
   end
   return a
 end
+
+local function add_expert(ann, severity, text)
+  if ann.expert == NONE then ann.expert = {} end
+  local e = ann.expert
+  e[#e + 1] = { severity, text }
+end
+Core.add_expert = add_expert
 
 local function new_direction()
   return {
@@ -84,7 +105,7 @@ end
 
 function Core:set_tag(a, endpoint, tag)
   a.tags[endpoint] = tag
-  self.by_tag[key3(a.ports[1 - endpoint], a.ports[endpoint], tag)] = { a.id, 1 - endpoint }
+  set3(self.by_tag, a.ports[1 - endpoint], a.ports[endpoint], tag, { a.id, 1 - endpoint })
 end
 
 -- Finds or creates the association of a packet; returns it and the
@@ -94,8 +115,7 @@ function Core:locate(p, src, dst, frame)
   local first = p.chunks[1]
   local ftype = first and first.type
   if ftype == W.INIT and first.initiate_tag then
-    local k = key3(sport, dport, first.initiate_tag)
-    local known = self.by_init[k]
+    local known = get3(self.by_init, sport, dport, first.initiate_tag)
     if known then return self.assocs[known + 1], 0 end
     for _, id in ipairs(self.by_ports[pair(sport, dport)] or {}) do
       local o = self.assocs[id + 1]
@@ -104,12 +124,12 @@ function Core:locate(p, src, dst, frame)
       end
     end
     local a = self:create({ [0] = sport, [1] = dport }, frame)
-    self.by_init[k] = a.id
+    set3(self.by_init, sport, dport, first.initiate_tag, a.id)
     self:set_tag(a, 0, first.initiate_tag)
     return a, 0
   end
   if ftype == W.INIT_ACK and first.initiate_tag then
-    local hit = self.by_tag[key3(sport, dport, vtag)]
+    local hit = get3(self.by_tag, sport, dport, vtag)
     if hit then
       local a = self.assocs[hit[1] + 1]
       self:set_tag(a, hit[2], first.initiate_tag)
@@ -122,10 +142,10 @@ function Core:locate(p, src, dst, frame)
   end
   local reflected = (ftype == W.ABORT or ftype == W.SHUTDOWN_COMPLETE) and first.flags % 2 == 1
   if reflected then
-    local hit = self.by_tag[key3(dport, sport, vtag)]
+    local hit = get3(self.by_tag, dport, sport, vtag)
     if hit then return self.assocs[hit[1] + 1], 1 - hit[2] end
   else
-    local hit = self.by_tag[key3(sport, dport, vtag)]
+    local hit = get3(self.by_tag, sport, dport, vtag)
     if hit then return self.assocs[hit[1] + 1], hit[2] end
   end
   local ids = self.by_ports[pair(sport, dport)] or {}
@@ -152,12 +172,13 @@ function Core:locate(p, src, dst, frame)
 end
 
 function Core:path(a, sender, src, dst)
-  local k = src .. ">" .. dst
-  local id = a.path_index[k]
+  local by_dst = a.path_index[src]
+  if not by_dst then by_dst = {}; a.path_index[src] = by_dst end
+  local id = by_dst[dst]
   if not id then
     id = #a.paths
     a.paths[id + 1] = { id = id, src = src, dst = dst, sender = sender }
-    a.path_index[k] = id
+    by_dst[dst] = id
   end
   return id
 end
@@ -167,7 +188,7 @@ function Core:packet(frame, sec, nsec, src, dst, bytes)
   local p, err = W.parse_sctp(bytes)
   if not p then
     self.malformed = self.malformed + 1
-    table.insert(self:annotation(frame).expert, { "note", "malformed SCTP: " .. err })
+    add_expert(self:annotation(frame), "note", "malformed SCTP: " .. err)
     return
   end
   local a, sender = self:locate(p, src, dst, frame)
@@ -181,11 +202,12 @@ function Core:packet(frame, sec, nsec, src, dst, bytes)
   for _, c in ipairs(p.chunks) do self:chunk(ctx, c) end
   if err then
     self.malformed = self.malformed + 1
-    table.insert(ann.expert, { "note", "malformed SCTP: " .. err })
+    add_expert(ann, "note", "malformed SCTP: " .. err)
   end
 end
 
 local function add_event(ann, e)
+  if ann.events == NONE then ann.events = {} end
   for _, x in ipairs(ann.events) do if x == e then return end end
   table.insert(ann.events, e)
 end
@@ -259,7 +281,7 @@ function Core:asconf_ack(ctx, c)
     if resp and resp.cause then
       seen_error = true
       outcome = "error " .. (CAUSES[resp.cause] or tostring(resp.cause))
-      table.insert(ann.expert, { "warning", "ASCONF-ACK reports an error for " .. r.op .. " " .. W.addr_string(r.address) .. ": " .. (CAUSES[resp.cause] or tostring(resp.cause)) })
+      add_expert(ann, "warning", "ASCONF-ACK reports an error for " .. r.op .. " " .. W.addr_string(r.address) .. ": " .. (CAUSES[resp.cause] or tostring(resp.cause)))
     elseif resp then
       outcome = "success"
     elseif seen_error then
@@ -282,7 +304,7 @@ function Core:data(ctx, tsn)
   local mark = { frame = ctx.frame, sec = ctx.sec, nsec = ctx.nsec }
   local dst_info = a.ep[1 - ctx.sender].addrs[ctx.dst]
   if not a.handshake[ctx.dst] and dst_info and not dst_info.confirmed then
-    table.insert(ann.expert, { "note", "DATA to " .. W.addr_string(ctx.dst) .. ", an address not yet confirmed by a HEARTBEAT ACK" })
+    add_expert(ann, "note", "DATA to " .. W.addr_string(ctx.dst) .. ", an address not yet confirmed by a HEARTBEAT ACK")
   end
   local new = d.highest == nil or sgt(tsn, d.highest)
   d.last_data[ctx.path] = mark
@@ -304,7 +326,7 @@ function Core:data(ctx, tsn)
   local acked = (d.cum ~= nil and sle(tsn, d.cum)) or (r ~= nil and r.gap)
   if acked then
     add_event(ann, "duplicate")
-    table.insert(ann.expert, { "note", "duplicate: TSN " .. tsn .. " was already acknowledged" })
+    add_expert(ann, "note", "duplicate: TSN " .. tsn .. " was already acknowledged")
   end
   if r then
     local fast = r.miss >= 3
@@ -351,7 +373,7 @@ function Core:switch(ctx, d, old, new, tsn, mark)
   add_event(ann, "path_switch")
   if kind == "failover" then add_event(ann, "failover") end
   ann.switch = s
-  table.insert(ann.expert, { "note", string.format("%s path switch from path %d to path %d", kind, old, new) })
+  add_expert(ann, "note", string.format("%s path switch from path %d to path %d", kind, old, new))
   d.abandoned[old] = true
   d.current, d.seg_first_frame = new, ctx.frame
   d.first_in_segment = { [new] = mark }
@@ -406,7 +428,7 @@ function Core:finish()
   self.finished = true
   for _, a in ipairs(self.assocs) do
     for _, req in pairs(a.pending_asconf) do
-      table.insert(self:annotation(req.frame).expert, { "warning", "ASCONF without ASCONF-ACK by the end of the capture" })
+      add_expert(self:annotation(req.frame), "warning", "ASCONF without ASCONF-ACK by the end of the capture")
     end
   end
 end
@@ -443,12 +465,10 @@ end
 
 -- Pre-scans a whole capture file (pcap/pcapng); returns true or nil, why.
 function Core:scan_file(path, on_frame)
-  local ok, err = W.read_capture(path, function(number, sec, nsec, link, data)
-    if on_frame then on_frame(number, data) end
+  local ok, err = W.read_capture(path, function(number, sec, nsec, link, data, first, last)
+    if on_frame then on_frame(number, last - first + 1) end
     if link == W.NON_PACKET then return end
-    local ip = W.ip_of_frame(link, data)
-    if not ip then return end
-    local src, dst, sctp = W.sctp_of_ip(ip)
+    local src, dst, sctp = W.sctp_in_frame(link, data, first, last)
     if src then self:packet(number, sec, nsec, src, dst, sctp) end
   end)
   if ok then self:finish() end

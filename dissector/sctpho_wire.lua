@@ -20,8 +20,21 @@ function M.u32le(s, i)
 end
 local u8, u16be, u32be, u16le, u32le = M.u8, M.u16be, M.u32be, M.u16le, M.u32le
 
--- Addresses: raw bytes are the identity (never resolved names).
+-- Addresses: raw bytes are the identity (never resolved names). Printed
+-- forms are cached: a capture has few addresses and many packets.
+local printed = {}
+local addr_format
+
 function M.addr_string(raw)
+  local p = printed[raw]
+  if not p then
+    p = addr_format(raw)
+    printed[raw] = p
+  end
+  return p
+end
+
+function addr_format(raw)
   if #raw == 4 then
     return string.format("%d.%d.%d.%d", byte(raw, 1, 4))
   end
@@ -50,78 +63,90 @@ M.LINK_RAW, M.LINK_LOOP, M.LINK_SLL, M.LINK_IPV4 = 101, 108, 113, 228
 M.LINK_IPV6, M.LINK_SLL2 = 229, 276
 M.NON_PACKET = -1
 
--- Returns the IP packet inside a link-layer frame, or nil.
-function M.ip_of_frame(link, data)
-  local n = #data
+-- Offset where the IP header starts inside s[first..last] (a frame of the
+-- given link type), or nil. Offsets, not copies: the pre-scan walks a whole
+-- capture file held in one string.
+local function ip_start(link, s, first, last)
+  local n = last - first + 1
   if link == M.LINK_ETHERNET then
     if n < 14 then return nil end
-    local et, off = u16be(data, 13), 15
-    local tags = 0
+    local et, off, tags = u16be(s, first + 12), first + 14, 0
     while (et == 0x8100 or et == 0x88a8 or et == 0x9100) and tags < 4 do
-      if n < off + 3 then return nil end
-      et = u16be(data, off + 2)
-      off = off + 4
-      tags = tags + 1
+      if last < off + 3 then return nil end
+      et, off, tags = u16be(s, off + 2), off + 4, tags + 1
     end
-    if et == 0x0800 or et == 0x86dd then return sub(data, off) end
-    return nil
+    if et == 0x0800 or et == 0x86dd then return off end
   elseif link == M.LINK_SLL then
-    if n < 16 then return nil end
-    local et = u16be(data, 15)
-    if et == 0x0800 or et == 0x86dd then return sub(data, 17) end
-    return nil
+    if n >= 16 then
+      local et = u16be(s, first + 14)
+      if et == 0x0800 or et == 0x86dd then return first + 16 end
+    end
   elseif link == M.LINK_SLL2 then
-    if n < 20 then return nil end
-    local et = u16be(data, 1)
-    if et == 0x0800 or et == 0x86dd then return sub(data, 21) end
-    return nil
+    if n >= 20 then
+      local et = u16be(s, first)
+      if et == 0x0800 or et == 0x86dd then return first + 20 end
+    end
   elseif link == M.LINK_RAW or link == M.LINK_RAW12 or link == M.LINK_RAW14
       or link == M.LINK_IPV4 or link == M.LINK_IPV6 then
-    return data
+    return first
   elseif link == M.LINK_NULL or link == M.LINK_LOOP then
-    if n < 4 then return nil end
-    return sub(data, 5)
+    if n >= 4 then return first + 4 end
   end
   return nil
 end
 
--- Returns src, dst (raw address strings), SCTP bytes, or nil. ICMP errors
--- quoting SCTP are not SCTP traffic (the quote is not parsed); IP
+-- From an IP header at s[i], up to s[last]: src, dst (raw address
+-- strings), and the first and last offsets of the SCTP packet; or nil.
+-- ICMP errors quoting SCTP are not SCTP traffic (not parsed here); IP
 -- fragments are not reassembled here (the analyzer does).
-function M.sctp_of_ip(ip)
-  local n = #ip
+local function sctp_span(s, i, last)
+  local n = last - i + 1
   if n < 1 then return nil end
-  local version = math.floor(byte(ip, 1) / 16)
+  local version = math.floor(byte(s, i) / 16)
   if version == 4 then
     if n < 20 then return nil end
-    local hl = (byte(ip, 1) % 16) * 4
-    local total = u16be(ip, 3)
-    local flags = u16be(ip, 7)
-    if byte(ip, 10) ~= 132 or hl < 20 or n < hl then return nil end
+    local hl = (byte(s, i) % 16) * 4
+    local flags = u16be(s, i + 6)
+    if byte(s, i + 9) ~= 132 or hl < 20 or n < hl then return nil end
     if flags % 0x2000 ~= 0 or math.floor(flags / 0x2000) % 2 == 1 then return nil end
-    local last = math.min(n, total)
-    return sub(ip, 13, 16), sub(ip, 17, 20), sub(ip, hl + 1, last)
+    return sub(s, i + 12, i + 15), sub(s, i + 16, i + 19), i + hl, math.min(last, i + u16be(s, i + 2) - 1)
   elseif version == 6 then
     if n < 40 then return nil end
-    local nh, off = byte(ip, 7), 41
-    local last = math.min(n, 40 + u16be(ip, 5))
+    local nh, off = byte(s, i + 6), i + 40
+    local stop = math.min(last, i + 39 + u16be(s, i + 4))
     for _ = 1, 16 do
       if nh == 0 or nh == 43 or nh == 60 or nh == 135 then
-        if n < off + 1 then return nil end
-        nh, off = byte(ip, off), off + (byte(ip, off + 1) + 1) * 8
+        if stop < off + 1 then return nil end
+        nh, off = byte(s, off), off + (byte(s, off + 1) + 1) * 8
       elseif nh == 51 then
-        if n < off + 1 then return nil end
-        nh, off = byte(ip, off), off + (byte(ip, off + 1) + 2) * 4
+        if stop < off + 1 then return nil end
+        nh, off = byte(s, off), off + (byte(s, off + 1) + 2) * 4
       elseif nh == 44 then
         return nil
       else
         break
       end
     end
-    if nh ~= 132 or off > last + 1 then return nil end
-    return sub(ip, 9, 24), sub(ip, 25, 40), sub(ip, off, last)
+    if nh ~= 132 or off > stop + 1 then return nil end
+    return sub(s, i + 8, i + 23), sub(s, i + 24, i + 39), off, stop
   end
   return nil
+end
+
+-- The SCTP packet in a frame s[first..last]: src, dst, SCTP bytes; or nil.
+function M.sctp_in_frame(link, s, first, last)
+  local i = ip_start(link, s, first or 1, last or #s)
+  if not i then return nil end
+  local src, dst, a, b = sctp_span(s, i, last or #s)
+  if not src then return nil end
+  return src, dst, sub(s, a, b)
+end
+
+-- The SCTP packet in an IP packet (a string starting with its header).
+function M.sctp_of_ip(ip)
+  local src, dst, a, b = sctp_span(ip, 1, #ip)
+  if not src then return nil end
+  return src, dst, sub(ip, a, b)
 end
 
 -- Chunk type codes (RFC 9260 §3.3, RFC 5061 §4.1, RFC 8260).
@@ -274,7 +299,8 @@ function M.stamp(hi, lo, units)
 end
 
 -- Reads a whole pcap or pcapng file; calls on_frame(number, sec, nsec,
--- link, data) for every record Wireshark numbers as a frame. Returns
+-- link, data, first, last) for every record Wireshark numbers as a frame,
+-- where the frame is data[first..last] (no copy). Returns
 -- true, or nil and a reason (gzip and unknown formats are not read here).
 function M.read_capture(path, on_frame)
   local f = io.open(path, "rb")
@@ -294,7 +320,7 @@ function M.read_capture(path, on_frame)
       local sec, frac, caplen = r32(data, i), r32(data, i + 4), r32(data, i + 8)
       if i + 15 + caplen > #data then break end
       number = number + 1
-      on_frame(number, sec, nanos and frac or frac * 1000, link, sub(data, i + 16, i + 15 + caplen))
+      on_frame(number, sec, nanos and frac or frac * 1000, link, data, i + 16, i + 15 + caplen)
       i = i + 16 + caplen
     end
     return true
@@ -332,18 +358,18 @@ function M.read_capture(path, on_frame)
         number = number + 1
         if iface then
           last_sec, last_nsec = M.stamp(hi, lo, iface.units)
-          on_frame(number, last_sec, last_nsec, iface.link, sub(data, i + 28, i + 27 + caplen))
+          on_frame(number, last_sec, last_nsec, iface.link, data, i + 28, i + 27 + caplen)
         else
-          on_frame(number, last_sec, last_nsec, M.NON_PACKET, "")
+          on_frame(number, last_sec, last_nsec, M.NON_PACKET, data, i, i - 1)
         end
       elseif bt == 3 then
         local caplen = math.min(r32(data, i + 8), len - 16)
         number = number + 1
         local iface = ifaces[1]
-        on_frame(number, last_sec, last_nsec, iface and iface.link or M.NON_PACKET, sub(data, i + 12, i + 11 + caplen))
+        on_frame(number, last_sec, last_nsec, iface and iface.link or M.NON_PACKET, data, i + 12, i + 11 + caplen)
       elseif bt == 0x00000bad or bt == 0x40000bad or bt == 9 then
         number = number + 1
-        on_frame(number, last_sec, last_nsec, M.NON_PACKET, "")
+        on_frame(number, last_sec, last_nsec, M.NON_PACKET, data, i, i - 1)
       end
       i = i + len
     end

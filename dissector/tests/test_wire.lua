@@ -56,8 +56,15 @@ t.test("IPv4 and IPv6 to SCTP", function()
   local v6 = "\96\0\0\0\0\12\132\64" .. string.rep("\0", 15) .. "\1" .. string.rep("\0", 15) .. "\2" .. sctp
   local s6, d6, b6 = W.sctp_of_ip(v6)
   t.eq(W.addr_string(s6), "::1"); t.eq(b6, sctp)
-  t.eq(W.ip_of_frame(W.LINK_ETHERNET, string.rep("\0", 12) .. "\129\0\0\10\8\0" .. "X"), "X")
-  t.eq(W.ip_of_frame(W.LINK_SLL2, "\8\0" .. string.rep("\0", 18) .. "Y"), "Y")
+  -- The same IPv4 packet behind an 802.1Q-tagged Ethernet header and
+  -- behind SLL2, located by offset.
+  local eth = string.rep("\0", 12) .. "\129\0\0\10\8\0" .. v4
+  local a, b, c = W.sctp_in_frame(W.LINK_ETHERNET, eth, 1, #eth)
+  t.eq(W.addr_string(a), "10.0.0.1"); t.eq(W.addr_string(b), "10.0.0.2"); t.eq(c, sctp)
+  local sll2 = "\8\0" .. string.rep("\0", 18) .. v4
+  local _, _, c2 = W.sctp_in_frame(W.LINK_SLL2, "junk" .. sll2, 5, 4 + #sll2)
+  t.eq(c2, sctp)
+  t.eq(W.sctp_in_frame(W.LINK_SLL2, sll2, 1, 10), nil)
 end)
 
 return t
