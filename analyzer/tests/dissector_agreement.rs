@@ -11,24 +11,15 @@ use sctp_handover::events::EventKind;
 use std::path::Path;
 use std::process::Command;
 
-const FIELDS: [&str; 16] = [
-    "frame.number",
-    "sctpho.assoc",
-    "sctpho.path",
-    "sctpho.direction",
-    "sctpho.event",
-    "sctpho.asconf.ack_frame",
-    "sctpho.asconf.request_frame",
-    "sctpho.asconf.rtt",
-    "sctpho.asconf.result",
-    "sctpho.hb.ack_frame",
-    "sctpho.hb.request_frame",
-    "sctpho.hb.rtt",
-    "sctpho.switch.from_path",
-    "sctpho.switch.to_path",
-    "sctpho.switch.kind",
-    "sctpho.switch.interrupt",
-];
+/// The `-e` columns compared (dissector/tests/fields.txt, shared by the
+/// plugin tests and the golden files).
+fn fields() -> Vec<String> {
+    std::fs::read_to_string(common::repo_root().join("dissector/tests/fields.txt"))
+        .expect("fields.txt")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
 
 fn plugin() -> String {
     format!(
@@ -53,20 +44,28 @@ fn run_plugin(capture: &Path, extra: &[&str]) -> String {
         "-E".into(),
         "occurrence=a".into(),
     ]);
-    for f in FIELDS {
+    for f in fields() {
         args.push("-e".into());
-        args.push(f.into());
+        args.push(f);
     }
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     common::tshark(&refs)
 }
 
-struct Row<'a>(Vec<&'a str>);
+/// One output line, its columns named by `names` (the `-e` fields).
+struct Row<'a> {
+    cols: Vec<&'a str>,
+    names: &'a [String],
+}
 
 impl Row<'_> {
     fn get(&self, name: &str) -> &str {
-        let i = FIELDS.iter().position(|f| *f == name).expect("known field");
-        self.0.get(i).copied().unwrap_or("")
+        let i = self
+            .names
+            .iter()
+            .position(|f| f == name)
+            .expect("known field");
+        self.cols.get(i).copied().unwrap_or("")
     }
     fn num(&self, name: &str) -> Option<u64> {
         self.get(name).parse().ok()
@@ -78,7 +77,14 @@ fn plugin_and_analyzer_agree_on_every_sample() {
     for capture in common::all_samples() {
         let name = capture.display().to_string();
         let out = run_plugin(&capture, &[]);
-        let rows: Vec<Row<'_>> = out.lines().map(|l| Row(l.split('\t').collect())).collect();
+        let names = fields();
+        let rows: Vec<Row<'_>> = out
+            .lines()
+            .map(|l| Row {
+                cols: l.split('\t').collect(),
+                names: &names,
+            })
+            .collect();
         let a = analyze_file(&capture, &AnalysisOptions::default()).expect("analysable");
 
         let mut want_asconf = Vec::new();

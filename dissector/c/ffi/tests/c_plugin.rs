@@ -6,24 +6,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const FIELDS: [&str; 16] = [
-    "frame.number",
-    "sctpho.assoc",
-    "sctpho.path",
-    "sctpho.direction",
-    "sctpho.event",
-    "sctpho.asconf.ack_frame",
-    "sctpho.asconf.request_frame",
-    "sctpho.asconf.rtt",
-    "sctpho.asconf.result",
-    "sctpho.hb.ack_frame",
-    "sctpho.hb.request_frame",
-    "sctpho.hb.rtt",
-    "sctpho.switch.from_path",
-    "sctpho.switch.to_path",
-    "sctpho.switch.kind",
-    "sctpho.switch.interrupt",
-];
+/// The `-e` columns compared (dissector/tests/fields.txt, shared by the
+/// plugin tests and the golden files).
+fn fields() -> Vec<String> {
+    std::fs::read_to_string(repo().join("dissector/tests/fields.txt"))
+        .expect("fields.txt")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
 const TEST_USER: &str = "sctpho-test";
 
 fn repo() -> PathBuf {
@@ -91,9 +82,9 @@ fn field_args(capture: &Path) -> Vec<String> {
         "-E".into(),
         "occurrence=a".into(),
     ]);
-    for f in FIELDS {
+    for f in fields() {
         a.push("-e".into());
-        a.push(f.into());
+        a.push(f);
     }
     a
 }
