@@ -96,10 +96,25 @@ impl Traffic {
     }
 }
 
+/// Applies the scenario's SCTP parameters to a socket (the sysctls set the
+/// same values as namespace defaults).
+fn apply_params(sock: &SctpSocket, s: &Scenario) -> anyhow::Result<()> {
+    let p = &s.sctp;
+    sock.set_rto(p.rto_initial_ms, p.rto_min_ms, p.rto_max_ms)
+        .context("SCTP_RTOINFO")?;
+    let pmr = u16::try_from(p.path_max_retrans).context("path_max_retrans above 65535")?;
+    sock.set_path_params(p.hb_interval_ms, pmr)
+        .context("SCTP_PEER_ADDR_PARAMS")?;
+    sock.set_sack_delay(p.sack_delay_ms)
+        .context("SCTP_DELAYED_SACK")?;
+    Ok(())
+}
+
 pub fn run_cn(s: &Scenario, run_dir: &Path) -> anyhow::Result<()> {
     let cn: IpAddr = s.topology.cn_address.parse()?;
     let listener = SctpSocket::new(s.topology.ipv6).context("CN socket")?;
     listener.set_reuseaddr().context("CN SO_REUSEADDR")?;
+    apply_params(&listener, s)?;
     listener
         .bind(SocketAddr::new(cn, s.topology.port))
         .context("CN bind")?;
@@ -175,6 +190,7 @@ pub fn run_mn(s: &Scenario, run_dir: &Path) -> anyhow::Result<()> {
     let iface_index = |name: &str| ifaces.iter().position(|m| m.name == name);
 
     let sock = SctpSocket::new(v6)?;
+    apply_params(&sock, s)?;
     let mut binds = s.topology.mn_bind.iter();
     let first = binds.next().context("mn_bind is empty")?;
     sock.bind(socket_addr(first, port)?).context("MN bind")?;

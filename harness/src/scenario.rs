@@ -57,7 +57,8 @@ pub struct Interface {
 }
 
 /// Kernel SCTP parameters, applied per network namespace by sysctl
-/// (net.sctp.*) before the sockets are created.
+/// (net.sctp.*) and on each socket by SCTP_RTOINFO, SCTP_PEER_ADDR_PARAMS
+/// and SCTP_DELAYED_SACK.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SctpParams {

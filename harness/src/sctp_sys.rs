@@ -9,7 +9,13 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 pub const IPPROTO_SCTP: libc::c_int = 132;
 pub const SOL_SCTP: libc::c_int = 132;
+const SCTP_RTOINFO: libc::c_int = 0;
 const SCTP_NODELAY: libc::c_int = 3;
+const SCTP_PEER_ADDR_PARAMS: libc::c_int = 9;
+const SCTP_DELAYED_SACK: libc::c_int = 16;
+/// spp_flags (include/uapi/linux/sctp.h): heartbeats on. The SACK delay
+/// is set with SCTP_DELAYED_SACK instead.
+const SPP_HB_ENABLE: u32 = 1 << 0;
 const SCTP_SET_PEER_PRIMARY_ADDR: libc::c_int = 5;
 const SCTP_PRIMARY_ADDR: libc::c_int = 6;
 const SCTP_SOCKOPT_BINDX_ADD: libc::c_int = 100;
@@ -21,6 +27,40 @@ const SCTP_SOCKOPT_BINDX_REM: libc::c_int = 101;
 struct SctpPrim {
     assoc_id: i32,
     addr: libc::sockaddr_storage,
+}
+
+/// `struct sctp_rtoinfo` (no packing).
+#[repr(C)]
+struct RtoInfo {
+    assoc_id: i32,
+    initial: u32,
+    max: u32,
+    min: u32,
+}
+
+/// `struct sctp_paddrparams`: `__attribute__((packed, aligned(4)))` — no
+/// padding between fields (spp_pathmtu sits at offset 138), then tail
+/// padding to a multiple of 4: 156 bytes, which the kernel checks.
+#[repr(C, packed)]
+struct PeerAddrParams {
+    assoc_id: i32,
+    address: libc::sockaddr_storage,
+    hb_interval: u32,
+    path_max_rxt: u16,
+    path_mtu: u32,
+    sack_delay: u32,
+    flags: u32,
+    ipv6_flowlabel: u32,
+    dscp: u8,
+    _tail: [u8; 1],
+}
+
+/// `struct sctp_sack_info`.
+#[repr(C)]
+struct SackInfo {
+    assoc_id: i32,
+    delay: u32,
+    freq: u32,
 }
 
 pub struct SctpSocket {
@@ -140,6 +180,48 @@ impl SctpSocket {
 
     pub fn set_nodelay(&self) -> io::Result<()> {
         self.setsockopt(SOL_SCTP, SCTP_NODELAY, &1i32)
+    }
+
+    /// SCTP_RTOINFO for future associations of this socket (ms).
+    pub fn set_rto(&self, initial: u32, min: u32, max: u32) -> io::Result<()> {
+        let info = RtoInfo {
+            assoc_id: 0,
+            initial,
+            max,
+            min,
+        };
+        self.setsockopt(SOL_SCTP, SCTP_RTOINFO, &info)
+    }
+
+    /// SCTP_PEER_ADDR_PARAMS for every peer address: heartbeat interval
+    /// (ms) and Path.Max.Retrans.
+    pub fn set_path_params(&self, hb_interval: u32, path_max_retrans: u16) -> io::Result<()> {
+        // SAFETY: an all-zero sockaddr_storage means "every address".
+        let address: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+        let params = PeerAddrParams {
+            assoc_id: 0,
+            address,
+            hb_interval,
+            path_max_rxt: path_max_retrans,
+            path_mtu: 0,
+            sack_delay: 0,
+            flags: SPP_HB_ENABLE,
+            ipv6_flowlabel: 0,
+            dscp: 0,
+            _tail: [0],
+        };
+        self.setsockopt(SOL_SCTP, SCTP_PEER_ADDR_PARAMS, &params)
+    }
+
+    /// SCTP_DELAYED_SACK: the SACK delay (ms); every second packet is
+    /// still acknowledged at once (sack_freq 2, the RFC 9260 default).
+    pub fn set_sack_delay(&self, delay: u32) -> io::Result<()> {
+        let info = SackInfo {
+            assoc_id: 0,
+            delay,
+            freq: 2,
+        };
+        self.setsockopt(SOL_SCTP, SCTP_DELAYED_SACK, &info)
     }
 
     pub fn bind(&self, addr: SocketAddr) -> io::Result<()> {
@@ -276,6 +358,17 @@ mod tests {
     fn packed_layouts_match_the_uapi_header() {
         // sizeof(struct sctp_prim) is 4 + 128 = 132 with packed, aligned(4).
         assert_eq!(size_of::<SctpPrim>(), 132);
+        // struct sctp_paddrparams: fields back to back, 155 bytes, padded
+        // to 156 by aligned(4).
+        assert_eq!(size_of::<PeerAddrParams>(), 156);
+        assert_eq!(std::mem::offset_of!(PeerAddrParams, hb_interval), 132);
+        assert_eq!(std::mem::offset_of!(PeerAddrParams, path_max_rxt), 136);
+        assert_eq!(std::mem::offset_of!(PeerAddrParams, path_mtu), 138);
+        assert_eq!(std::mem::offset_of!(PeerAddrParams, sack_delay), 142);
+        assert_eq!(std::mem::offset_of!(PeerAddrParams, flags), 146);
+        assert_eq!(std::mem::offset_of!(PeerAddrParams, dscp), 154);
+        assert_eq!(size_of::<RtoInfo>(), 16);
+        assert_eq!(size_of::<SackInfo>(), 12);
         let mut v = Vec::new();
         assert_eq!(write_sockaddr("10.0.0.1:5000".parse().unwrap(), &mut v), 16);
         assert_eq!(&v[2..4], &5000u16.to_be_bytes());
