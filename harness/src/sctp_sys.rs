@@ -224,18 +224,25 @@ impl SctpSocket {
         self.setsockopt(SOL_SCTP, SCTP_DELAYED_SACK, &info)
     }
 
-    pub fn bind(&self, addr: SocketAddr) -> io::Result<()> {
+    /// Calls `f` with `addr` as a sockaddr pointer and length.
+    fn with_sockaddr(
+        &self,
+        addr: SocketAddr,
+        f: impl FnOnce(libc::c_int, *const libc::sockaddr, libc::socklen_t) -> libc::c_int,
+    ) -> io::Result<()> {
         let mut bytes = Vec::new();
         let len = write_sockaddr(addr, &mut bytes);
-        // SAFETY: bytes holds a valid sockaddr of `len` bytes.
-        check(unsafe {
-            libc::bind(
-                self.fd.as_raw_fd(),
-                bytes.as_ptr().cast(),
-                len as libc::socklen_t,
-            )
-        })
+        check(f(
+            self.fd.as_raw_fd(),
+            bytes.as_ptr().cast(),
+            len as libc::socklen_t,
+        ))
         .map(|_| ())
+    }
+
+    pub fn bind(&self, addr: SocketAddr) -> io::Result<()> {
+        // SAFETY: the pointer and length describe a valid sockaddr.
+        self.with_sockaddr(addr, |fd, sa, len| unsafe { libc::bind(fd, sa, len) })
     }
 
     /// sctp_bindx(3): the kernel sends ADD-IP / DELETE-IP inside this call
@@ -254,17 +261,8 @@ impl SctpSocket {
     }
 
     pub fn connect(&self, addr: SocketAddr) -> io::Result<()> {
-        let mut bytes = Vec::new();
-        let len = write_sockaddr(addr, &mut bytes);
-        // SAFETY: bytes holds a valid sockaddr of `len` bytes.
-        check(unsafe {
-            libc::connect(
-                self.fd.as_raw_fd(),
-                bytes.as_ptr().cast(),
-                len as libc::socklen_t,
-            )
-        })
-        .map(|_| ())
+        // SAFETY: the pointer and length describe a valid sockaddr.
+        self.with_sockaddr(addr, |fd, sa, len| unsafe { libc::connect(fd, sa, len) })
     }
 
     pub fn listen(&self) -> io::Result<()> {
