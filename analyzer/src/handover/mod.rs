@@ -356,6 +356,27 @@ struct Association {
     mobile: Option<EndpointId>,
 }
 
+/// Transport-layer latency = total handover latency − network-layer
+/// disconnection, once both are known (the latter is fixed at the switch).
+fn transport_latency(h: &Handover) -> Component {
+    match (
+        h.total_handover_latency.nanos,
+        h.network_disconnection.nanos,
+    ) {
+        (Some(total), Some(net)) => {
+            let d = Nanos(total.0 - net.0);
+            Component {
+                ms: Some(d.as_millis_f64()),
+                nanos: Some(d),
+                from: None,
+                to: None,
+                missing: None,
+            }
+        }
+        _ => h.transport_latency.clone(),
+    }
+}
+
 /// Streams events through, computing handovers; keeps the events the JSON
 /// document lists.
 pub struct HandoverEngine {
@@ -383,23 +404,9 @@ impl HandoverEngine {
         &mut self.associations[i]
     }
 
-    /// Finishes: switches whose sequence gap was never acknowledged get
-    /// their reason.
-    pub fn finish(mut self) -> (Vec<Event>, Vec<Handover>) {
-        for a in &mut self.associations {
-            for d in &mut a.directions {
-                for p in d.pending.drain(..) {
-                    let h = &mut self.handovers[p.index];
-                    if h.total_handover_latency.ms.is_none()
-                        && h.total_handover_latency.missing.is_none()
-                    {
-                        h.total_handover_latency = Component::missing(
-                            "the TSNs around the sequence gap were not both acknowledged in the capture",
-                        );
-                    }
-                }
-            }
-        }
+    /// Finishes: the events to keep and the handovers. A switch whose
+    /// sequence gap was never acknowledged keeps the reason it started with.
+    pub fn finish(self) -> (Vec<Event>, Vec<Handover>) {
         (self.events, self.handovers)
     }
 
@@ -676,6 +683,7 @@ impl HandoverEngine {
                         l.point("effective transmission of L"),
                         l1.point("effective transmission of L+1"),
                     );
+                    h.transport_latency = transport_latency(h);
                     d.pending.remove(i);
                 }
                 (None, _, true) if d.tsn(before).is_none() => {
@@ -686,28 +694,6 @@ impl HandoverEngine {
                     d.pending.remove(i);
                 }
                 _ => i += 1,
-            }
-        }
-        self.update_transport_latency();
-    }
-
-    fn update_transport_latency(&mut self) {
-        for h in &mut self.handovers {
-            if h.transport_latency.ms.is_some() {
-                continue;
-            }
-            if let (Some(total), Some(net)) = (
-                h.total_handover_latency.nanos,
-                h.network_disconnection.nanos,
-            ) {
-                let d = Nanos(total.0 - net.0);
-                h.transport_latency = Component {
-                    ms: Some(d.as_millis_f64()),
-                    nanos: Some(d),
-                    from: None,
-                    to: None,
-                    missing: None,
-                };
             }
         }
     }
@@ -1078,7 +1064,9 @@ impl HandoverEngine {
             data_interrupt,
             new_data_gap,
             sequence_gap_tsn: tsn,
-            total_handover_latency: Component::missing("pending"),
+            total_handover_latency: Component::missing(
+                "the TSNs around the sequence gap were not both acknowledged in the capture",
+            ),
             network_disconnection,
             transport_latency: Component::missing(
                 "needs the total handover latency and the network-layer disconnection",
@@ -1095,7 +1083,6 @@ impl HandoverEngine {
         };
         let index = handovers.len();
         handovers.push(handover);
-        handovers[index].total_handover_latency.missing = None;
         let d = &mut associations[id as usize].directions[sender];
         d.pending.push(Pending {
             index,
