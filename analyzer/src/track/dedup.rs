@@ -2,6 +2,7 @@
 //! packet once per interface it crosses, 0 s apart). Such copies are
 //! counted as capture duplicates, never as retransmissions.
 
+use super::{fnv1a, FNV_OFFSET};
 use crate::decode::SctpDatagram;
 use crate::time::{Nanos, Timestamp};
 use std::net::IpAddr;
@@ -62,13 +63,8 @@ impl DuplicateDetector {
 /// FNV-1a over the addresses, the length, and the first bytes of the SCTP
 /// packet (its header holds the CRC32c of the whole packet).
 fn fingerprint(dg: &SctpDatagram<'_>) -> Fingerprint {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut feed = |bytes: &[u8]| {
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
+    let mut h = FNV_OFFSET;
+    let mut feed = |bytes: &[u8]| h = fnv1a(h, bytes);
     for addr in [dg.src, dg.dst] {
         match addr {
             IpAddr::V4(a) => feed(&a.octets()),

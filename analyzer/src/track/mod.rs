@@ -117,13 +117,21 @@ fn port_pair(a: u16, b: u16) -> (u16, u16) {
     (a.min(b), a.max(b))
 }
 
-fn hash_bytes(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+/// FNV-1a offset basis: start a hash with it, then feed [`fnv1a`].
+pub(crate) const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Continues an FNV-1a hash over `bytes` (cheap, and good enough to tell
+/// heartbeat infos and packet copies apart).
+pub(crate) fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    h ^ (bytes.len() as u64).rotate_left(32)
+    h
+}
+
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    fnv1a(FNV_OFFSET, bytes) ^ (bytes.len() as u64).rotate_left(32)
 }
 
 impl Tracker {
