@@ -1,0 +1,198 @@
+//! ASCONF / ASCONF-ACK matching and the RFC 5061 reading of the results.
+
+use super::assoc::PendingAsconf;
+use super::{Ctx, Tracker};
+use crate::events::{
+    AddressSource, AsconfOutcome, AsconfRequestEvent, AsconfResultEvent, EventKind, EventSink,
+};
+use crate::wire::sctp_chunk::{AsconfAckChunk, AsconfChunk};
+use crate::wire::sctp_param::{cause_code, AsconfOp, AsconfRequestRepr, AsconfResponseRepr};
+
+/// Outstanding ASCONFs remembered per association for matching; the
+/// oldest is forgotten beyond this.
+const MAX_PENDING_ASCONFS: usize = 64;
+
+impl Tracker {
+    pub(super) fn asconf(
+        &mut self,
+        ctx: &Ctx,
+        chunk: &AsconfChunk<'_>,
+        bytes: usize,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), &'static str> {
+        let mut requests = Vec::new();
+        for param in chunk.requests() {
+            let Ok(param) = param else {
+                return Err("ASCONF parameter length runs past the chunk");
+            };
+            match AsconfRequestRepr::parse(&param) {
+                Ok(Some(r)) => requests.push(AsconfRequestEvent {
+                    op: r.op,
+                    correlation_id: r.correlation_id,
+                    address: if r.is_wildcard() { ctx.src } else { r.address },
+                    wildcard: r.is_wildcard(),
+                }),
+                Ok(None) => {}
+                Err(_) => return Err("ASCONF request parameter malformed"),
+            }
+        }
+        let serial = chunk.serial();
+        let a = &mut self.associations[ctx.assoc as usize];
+        let existing = a
+            .pending_asconfs
+            .iter()
+            .position(|p| p.serial == serial && p.sender == ctx.sender);
+        let retransmission = existing.is_some();
+        if let Some(i) = existing {
+            a.pending_asconfs.remove(i);
+        }
+        if a.pending_asconfs.len() == MAX_PENDING_ASCONFS {
+            a.pending_asconfs.remove(0);
+        }
+        a.pending_asconfs.push(PendingAsconf {
+            serial,
+            sender: ctx.sender,
+            frame: ctx.frame,
+            time: ctx.time,
+            requests: requests.clone(),
+        });
+        sink.emit(ctx.event(EventKind::Asconf {
+            path: ctx.path,
+            sender: ctx.sender,
+            serial,
+            retransmission,
+            bytes,
+            requests,
+        }));
+        Ok(())
+    }
+
+    pub(super) fn asconf_ack(
+        &mut self,
+        ctx: &Ctx,
+        chunk: &AsconfAckChunk<'_>,
+        bytes: usize,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), &'static str> {
+        let serial = chunk.serial();
+        let mut responses: Vec<AsconfResponseRepr> = Vec::new();
+        for param in chunk.responses() {
+            let Ok(param) = param else {
+                return Err("ASCONF-ACK parameter length runs past the chunk");
+            };
+            match AsconfResponseRepr::parse(&param) {
+                Ok(Some(r)) => responses.push(r),
+                Ok(None) => {}
+                Err(_) => return Err("ASCONF-ACK response parameter malformed"),
+            }
+        }
+        let requester = ctx.receiver();
+        let a = &mut self.associations[ctx.assoc as usize];
+        let found = a
+            .pending_asconfs
+            .iter()
+            .position(|p| p.serial == serial && p.sender == requester);
+        let Some(i) = found else {
+            self.counters.asconf_acks_unmatched += 1;
+            sink.emit(ctx.event(EventKind::AsconfAck {
+                path: ctx.path,
+                serial,
+                bytes,
+                request_frame: None,
+                rtt_ms: None,
+                results: Vec::new(),
+            }));
+            return Ok(());
+        };
+        let request = a.pending_asconfs.remove(i);
+        let results = asconf_results(&request.requests, &responses);
+        let mut follow_ups = Vec::new();
+        for r in &results {
+            if !matches!(
+                r.outcome,
+                AsconfOutcome::Success | AsconfOutcome::ImpliedSuccess
+            ) {
+                continue;
+            }
+            match r.op {
+                AsconfOp::AddIp => {
+                    if a.endpoints[requester].learn(r.address, AddressSource::Asconf, ctx.frame) {
+                        follow_ups.push(EventKind::AddressLearned {
+                            endpoint: requester,
+                            address: r.address,
+                            how: AddressSource::Asconf,
+                        });
+                    }
+                }
+                AsconfOp::DeleteIp => {
+                    if let Some(info) = a.endpoints[requester].address_mut(r.address) {
+                        info.deleted_frame = Some(ctx.frame);
+                    }
+                    follow_ups.push(EventKind::AddressDeleted {
+                        endpoint: requester,
+                        address: r.address,
+                    });
+                }
+                AsconfOp::SetPrimary => {
+                    a.endpoints[ctx.sender].primary_destination = Some(r.address);
+                    follow_ups.push(EventKind::PeerPrimarySet {
+                        requester,
+                        address: r.address,
+                    });
+                }
+            }
+        }
+        sink.emit(ctx.event(EventKind::AsconfAck {
+            path: ctx.path,
+            serial,
+            bytes,
+            request_frame: Some(request.frame),
+            rtt_ms: Some(ctx.time.since(request.time).as_millis_f64()),
+            results,
+        }));
+        for kind in follow_ups {
+            sink.emit(ctx.event(kind));
+        }
+        Ok(())
+    }
+}
+
+/// RFC 5061 §5.3 rules for reading an ASCONF-ACK: explicit Success
+/// Indications; an error for its correlation id; requests with no response
+/// are successful if they come before the first error and not processed
+/// after it.
+fn asconf_results(
+    requests: &[AsconfRequestEvent],
+    responses: &[AsconfResponseRepr],
+) -> Vec<AsconfResultEvent> {
+    let mut seen_error = false;
+    requests
+        .iter()
+        .map(|req| {
+            let response = responses
+                .iter()
+                .find(|r| r.correlation_id == req.correlation_id);
+            let (outcome, error_cause) = match response {
+                Some(AsconfResponseRepr {
+                    error_cause: None, ..
+                }) => (AsconfOutcome::Success, None),
+                Some(AsconfResponseRepr {
+                    error_cause: Some(code),
+                    ..
+                }) => {
+                    seen_error = true;
+                    (AsconfOutcome::Error, Some(cause_code::name(*code)))
+                }
+                None if seen_error => (AsconfOutcome::NotProcessed, None),
+                None => (AsconfOutcome::ImpliedSuccess, None),
+            };
+            AsconfResultEvent {
+                op: req.op,
+                correlation_id: req.correlation_id,
+                address: req.address,
+                outcome,
+                error_cause,
+            }
+        })
+        .collect()
+}

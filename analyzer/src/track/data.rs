@@ -1,0 +1,163 @@
+//! DATA / I-DATA and SACK handling: TSN ledger, retransmissions and data-path changes.
+
+use super::assoc::DataSegment;
+use super::path::Transition;
+use super::tsn::DataClass;
+use super::{Ctx, Tracker};
+use crate::events::{EventKind, EventSink, Observation, PathId};
+
+impl Tracker {
+    pub(super) fn data(
+        &mut self,
+        ctx: &Ctx,
+        tsn: u32,
+        user_bytes: usize,
+        errors_charged: &mut u64,
+        sink: &mut dyn EventSink,
+    ) {
+        let pmr = self.config.path_max_retrans;
+        let a = &mut self.associations[ctx.assoc as usize];
+        let dir = &mut a.directions[ctx.sender];
+        let class = dir
+            .ledger
+            .on_data(tsn, ctx.frame, ctx.time, ctx.path, user_bytes);
+        dir.counters = dir.ledger.counters;
+        let (new, already_acked, previous, timeout_of) = match class {
+            DataClass::New => (true, false, None, None),
+            DataClass::Retransmission {
+                previous_path,
+                already_acked,
+                fast,
+                ..
+            } => (
+                false,
+                already_acked,
+                previous_path,
+                previous_path.filter(|_| !fast && !already_acked),
+            ),
+        };
+        sink.observe(&Observation::Data {
+            frame: ctx.frame,
+            time: ctx.time,
+            association: ctx.assoc,
+            sender: ctx.sender,
+            path: ctx.path,
+            tsn,
+            new,
+            already_acked,
+            previous_path: previous,
+            timeout_of,
+        });
+        match class {
+            DataClass::New => {
+                a.paths[usize::from(ctx.path)].data_new += 1;
+                let previous = dir.new_data_paths.last().map(|s| s.path);
+                match dir.new_data_paths.last_mut() {
+                    Some(seg) if seg.path == ctx.path => {
+                        seg.last_frame = ctx.frame;
+                        seg.last_time = ctx.time;
+                        seg.new_chunks += 1;
+                    }
+                    _ => {
+                        dir.new_data_paths.push(DataSegment {
+                            path: ctx.path,
+                            first_frame: ctx.frame,
+                            first_time: ctx.time,
+                            last_frame: ctx.frame,
+                            last_time: ctx.time,
+                            new_chunks: 1,
+                        });
+                        sink.emit(ctx.event(EventKind::DataPathChange {
+                            sender: ctx.sender,
+                            from_path: previous,
+                            to_path: ctx.path,
+                            tsn,
+                        }));
+                    }
+                }
+            }
+            DataClass::Retransmission {
+                previous_frame,
+                previous_path,
+                already_acked,
+                fast,
+            } => {
+                let p = &mut a.paths[usize::from(ctx.path)];
+                p.data_retransmitted += 1;
+                if already_acked {
+                    p.data_retransmitted_after_ack += 1;
+                }
+                sink.emit(ctx.event(EventKind::Retransmission {
+                    sender: ctx.sender,
+                    path: ctx.path,
+                    tsn,
+                    previous_frame,
+                    previous_path,
+                    already_acked,
+                    fast,
+                }));
+                // A timeout-driven retransmission charges the path the TSN
+                // was last sent on, once per packet (one T3 expiry).
+                if let (Some(pp), false, false) = (previous_path, fast, already_acked) {
+                    let bit = 1u64 << (pp % 64);
+                    if *errors_charged & bit == 0 {
+                        *errors_charged |= bit;
+                        let t = a.paths[usize::from(pp)].record_error(pmr);
+                        self.transition(ctx, pp, t, sink);
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn sack(
+        &mut self,
+        ctx: &Ctx,
+        cumulative: u32,
+        gaps: impl Iterator<Item = (u16, u16)>,
+        dup_tsns: u16,
+        sink: &mut dyn EventSink,
+    ) {
+        // A SACK from `sender` acknowledges the peer's DATA.
+        let data_sender = ctx.receiver();
+        let a = &mut self.associations[ctx.assoc as usize];
+        let dir = &mut a.directions[data_sender];
+        dir.ledger.on_sack_counters(u64::from(dup_tsns));
+        let sample = dir.ledger.on_sack(cumulative, gaps, ctx.time);
+        dir.counters = dir.ledger.counters;
+        sink.observe(&Observation::Sack {
+            frame: ctx.frame,
+            time: ctx.time,
+            association: ctx.assoc,
+            data_sender,
+            dup_tsns,
+        });
+        for acked in dir.ledger.newly_acked() {
+            sink.observe(&Observation::Acked {
+                frame: ctx.frame,
+                time: ctx.time,
+                association: ctx.assoc,
+                data_sender,
+                tsn: acked.tsn,
+                effective_frame: acked.last_frame,
+                effective_time: acked.last_time,
+                path: acked.path,
+            });
+        }
+        if let Some(s) = sample {
+            let p = &mut a.paths[usize::from(s.path)];
+            p.data_rtt.add(s.rtt);
+            p.rto.update(s.rtt);
+        }
+        let mut transitions: [(PathId, Option<Transition>); 8] = [(0, None); 8];
+        for (slot, &path) in transitions
+            .iter_mut()
+            .zip(a.directions[data_sender].ledger.newly_acked_paths())
+        {
+            *slot = (path, a.paths[usize::from(path)].record_success());
+        }
+        for (path, t) in transitions {
+            self.transition(ctx, path, t, sink);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! INIT / INIT ACK parameters: advertised addresses and supported extensions.
+
+use super::{Ctx, Tracker};
+use crate::events::{AddressSource, EventKind, EventSink};
+use crate::wire::sctp_chunk::{chunk_type, InitChunk};
+use crate::wire::sctp_param::param_type;
+
+impl Tracker {
+    pub(super) fn init(
+        &mut self,
+        ctx: &Ctx,
+        init: &InitChunk<'_>,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), &'static str> {
+        let a = &mut self.associations[ctx.assoc as usize];
+        for param in init.params() {
+            let Ok(param) = param else {
+                return Err("INIT parameter length runs past the chunk");
+            };
+            match param.param_type() {
+                param_type::IPV4_ADDRESS | param_type::IPV6_ADDRESS => {
+                    let Ok(address) = param.address() else {
+                        return Err("INIT address parameter of the wrong length");
+                    };
+                    if a.endpoints[ctx.sender].learn(address, AddressSource::Init, ctx.frame) {
+                        sink.emit(ctx.event(EventKind::AddressLearned {
+                            endpoint: ctx.sender,
+                            address,
+                            how: AddressSource::Init,
+                        }));
+                    }
+                }
+                param_type::SUPPORTED_EXTENSIONS => {
+                    a.endpoints[ctx.sender].supported_extensions =
+                        param.value().iter().map(|&t| chunk_type::name(t)).collect();
+                }
+                _ => {}
+            }
+        }
+        // RFC 9260 §5.1.2: without address parameters the source address is
+        // the endpoint's only address (learned as observed already).
+        Ok(())
+    }
+}
