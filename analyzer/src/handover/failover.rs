@@ -1,0 +1,161 @@
+//! Failover: T3 expiries charged to a path, the failover details of a
+//! switch (implied RTO, observed PMR, detection and failover time) and
+//! Bokor's predictions.
+
+use super::anchors::AnchorKind;
+use super::model::{Component, Expiry, Failover, Point};
+use super::state::{Direction, Mark, PathData};
+use super::{HandoverConfig, HandoverEngine};
+use crate::events::{AssocId, EndpointId, PathId};
+use crate::time::{Nanos, Timestamp};
+
+/// T3 expiries remembered per direction for the failover series.
+const EXPIRY_HISTORY: usize = 256;
+
+impl Direction {
+    /// DATA on the failed path after its last expiry restarts its T3 timer.
+    pub(super) fn note_timer_restart(&mut self, path: PathId, mark: Mark) {
+        if let Some((failed, e)) = self.expiries.back_mut() {
+            if *failed == path && e.timer_restart.is_none() && mark.time >= e.time {
+                e.timer_restart = Some(mark.point("DATA restarting the T3 timer"));
+            }
+        }
+    }
+
+    /// The expiries charged to the old path during its segment, and the
+    /// original transmission of the first TSN that timed out.
+    pub(super) fn charged_expiries(
+        &self,
+        old: PathId,
+        old_data: &PathData,
+    ) -> (Vec<Expiry>, Option<Point>) {
+        let expiries: Vec<Expiry> = self
+            .expiries
+            .iter()
+            .filter(|(p, e)| {
+                *p == old
+                    && old_data
+                        .first_in_segment
+                        .is_some_and(|f| e.frame >= f.frame)
+            })
+            .map(|(_, e)| e.clone())
+            .collect();
+        let first_unanswered = expiries
+            .first()
+            .and_then(|e| self.tsn(e.first_tsn))
+            .map(|info| info.first.point("first unanswered transmission"));
+        (expiries, first_unanswered)
+    }
+}
+
+impl HandoverEngine {
+    /// A timeout-driven retransmission of DATA last sent on `failed`: part
+    /// of the current expiry burst or the start of a new expiry.
+    pub(super) fn record_expiry(
+        &mut self,
+        association: AssocId,
+        sender: EndpointId,
+        failed: PathId,
+        frame: u64,
+        time: Timestamp,
+        tsn: u32,
+    ) {
+        let burst = self.config.expiry_burst;
+        let d = &mut self.associations[association as usize].directions[sender];
+        match d.expiries.back_mut() {
+            Some((p, e)) if *p == failed && time.since(e.last_time) <= burst => {
+                e.retransmissions += 1;
+                e.last_time = time;
+            }
+            _ => {
+                if d.expiries.len() == EXPIRY_HISTORY {
+                    d.expiries.pop_front();
+                }
+                d.expiries.push_back((
+                    failed,
+                    Expiry {
+                        frame,
+                        time,
+                        first_tsn: tsn,
+                        retransmissions: 1,
+                        timer_restart: None,
+                        last_time: time,
+                    },
+                ));
+            }
+        }
+    }
+}
+
+/// The failover details of a switch whose old path had expiries.
+pub(super) fn failover(
+    expiries: &[Expiry],
+    first_unanswered: Option<Point>,
+    config: &HandoverConfig,
+    switch: Mark,
+    new_data: &PathData,
+    first_new_data: Point,
+) -> Failover {
+    let first_expiry_after = first_unanswered.map(|p| expiries[0].time.since(p.time));
+    let intervals: Vec<Nanos> = expiries
+        .windows(2)
+        .map(|w| w[1].time.since(w[0].time))
+        .collect();
+    let implied: Vec<Nanos> = expiries
+        .windows(2)
+        .filter_map(|w| w[0].timer_restart.map(|r| w[1].time.since(r.time)))
+        .collect();
+    let rto = if implied.is_empty() {
+        first_expiry_after
+    } else {
+        let mut sorted = implied.clone();
+        sorted.sort();
+        Some(sorted[sorted.len() / 2])
+    };
+    let observed_pmr = (expiries.len() as u32).checked_sub(1);
+    let link_down = config
+        .anchors
+        .iter()
+        .rfind(|x| x.kind == AnchorKind::LinkDown && x.time <= switch.time)
+        .map(|x| Point::anchor(x.time, "link_down event"));
+    let start = link_down.or(first_unanswered);
+    let first_alternate = new_data
+        .first_in_segment
+        .filter(|m| start.is_none_or(|s| m.time >= s.time))
+        .map(|m| m.point("first DATA on the alternate path"))
+        .unwrap_or(first_new_data);
+    let predicted_eq3_ms = match (rto, observed_pmr) {
+        (Some(r), Some(pmr)) => Some(
+            (0..pmr)
+                .map(|i| {
+                    let term = Nanos(r.0.saturating_mul(1i64 << i.min(30)));
+                    config.rto_max.map_or(term, |m| term.min(m)).as_millis_f64()
+                })
+                .sum(),
+        ),
+        _ => None,
+    };
+    Failover {
+        expiries: expiries.to_vec(),
+        first_unanswered,
+        first_expiry_after_ms: first_expiry_after.map(Nanos::as_millis_f64),
+        expiry_intervals_ms: intervals.iter().map(|n| n.as_millis_f64()).collect(),
+        implied_rto_ms: implied.iter().map(|n| n.as_millis_f64()).collect(),
+        rto_estimate_ms: rto.map(Nanos::as_millis_f64),
+        observed_pmr,
+        detection: Component::from_points(
+            start,
+            Some(first_alternate),
+            "no start of the failure known",
+        ),
+        failover_time: Component::from_points(
+            start,
+            Some(first_new_data),
+            "no start of the failure known",
+        ),
+        predicted_eq3_ms,
+        predicted_eq4_ms: rto
+            .zip(observed_pmr)
+            .map(|(r, pmr)| r.as_millis_f64() * f64::from(pmr)),
+    }
+}

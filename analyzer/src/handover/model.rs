@@ -1,0 +1,197 @@
+//! The public results: handovers, their latency components and the points
+//! they rest on, failover and link availability recognition details.
+
+use crate::events::{AssocId, EndpointId, PathId};
+use crate::time::{Nanos, Timestamp};
+use crate::wire::sctp_param::AsconfOp;
+use serde::Serialize;
+use std::net::IpAddr;
+
+/// One end of a measured interval: a frame of the capture, or an anchor
+/// from the event log (no frame).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Point {
+    pub frame: Option<u64>,
+    pub time: Timestamp,
+    pub what: &'static str,
+}
+
+impl Point {
+    pub(super) fn frame(frame: u64, time: Timestamp, what: &'static str) -> Self {
+        Point {
+            frame: Some(frame),
+            time,
+            what,
+        }
+    }
+    pub(super) fn anchor(time: Timestamp, what: &'static str) -> Self {
+        Point {
+            frame: None,
+            time,
+            what,
+        }
+    }
+}
+
+/// A latency component: its value with the two points it rests on, or
+/// null with the reason it cannot be computed. Never guessed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Component {
+    pub ms: Option<f64>,
+    #[serde(skip)]
+    pub nanos: Option<Nanos>,
+    pub from: Option<Point>,
+    pub to: Option<Point>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+}
+
+impl Component {
+    pub(super) fn between(from: Point, to: Point) -> Self {
+        let d = to.time.since(from.time);
+        Component {
+            ms: Some(d.as_millis_f64()),
+            nanos: Some(d),
+            from: Some(from),
+            to: Some(to),
+            missing: None,
+        }
+    }
+    pub(super) fn missing(reason: impl Into<String>) -> Self {
+        Component {
+            ms: None,
+            nanos: None,
+            from: None,
+            to: None,
+            missing: Some(reason.into()),
+        }
+    }
+    pub(super) fn from_points(
+        from: Option<Point>,
+        to: Option<Point>,
+        reason: impl Into<String>,
+    ) -> Self {
+        match (from, to) {
+            (Some(f), Some(t)) => Component::between(f, t),
+            _ => Component::missing(reason),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SwitchClass {
+    Planned,
+    Failover,
+    Return,
+    Other,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AsconfExchange {
+    pub serial: u32,
+    pub sender: EndpointId,
+    pub ops: Vec<(AsconfOp, IpAddr)>,
+    pub frame: u64,
+    pub time: Timestamp,
+    pub ack_frame: Option<u64>,
+    pub ack_time: Option<Timestamp>,
+    pub rtt_ms: Option<f64>,
+    pub bytes: usize,
+    pub ack_bytes: usize,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct HandoverWindow {
+    pub retransmissions: u64,
+    pub retransmitted_after_ack: u64,
+    pub dup_tsns_reported: u64,
+    /// Retransmissions of TSNs last sent on the old path and not
+    /// acknowledged: lost in the switch.
+    pub lost_in_switch: u64,
+}
+
+/// One T3 expiry charged to a path: the burst of timeout-driven
+/// retransmissions of DATA last sent on it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Expiry {
+    pub frame: u64,
+    pub time: Timestamp,
+    pub first_tsn: u32,
+    pub retransmissions: u64,
+    /// The next DATA sent on the failed path after this expiry, which
+    /// restarts its T3 timer (RFC 9260 §6.3.2 R1).
+    pub timer_restart: Option<Point>,
+    #[serde(skip)]
+    pub(super) last_time: Timestamp,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Failover {
+    /// T3 expiries charged to the failed path before the switch.
+    pub expiries: Vec<Expiry>,
+    /// Original transmission of the first TSN that timed out.
+    pub first_unanswered: Option<Point>,
+    /// First unanswered transmission → first expiry.
+    pub first_expiry_after_ms: Option<f64>,
+    /// Intervals between consecutive expiries.
+    pub expiry_intervals_ms: Vec<f64>,
+    /// From the second expiry on: its time minus the previous expiry's
+    /// timer restart — the RTO each T3 run lasted.
+    pub implied_rto_ms: Vec<f64>,
+    /// Median of `implied_rto_ms` (with a single expiry: the delay from the
+    /// first unanswered transmission, which can include an earlier restart).
+    pub rto_estimate_ms: Option<f64>,
+    /// Expiries before the switch minus one: the path goes inactive when
+    /// its error count *exceeds* Path.Max.Retrans (RFC 9260 §8.2).
+    pub observed_pmr: Option<u32>,
+    /// Failure start (link_down event, else first unanswered transmission)
+    /// → first DATA, new or retransmitted, on the alternate path.
+    pub detection: Component,
+    /// Failure start → first new DATA on the alternate path (the switch).
+    pub failover_time: Component,
+    /// Bokor eq. (3) with the observed PMR and RTO estimate:
+    /// Σ_{i<PMR} RTO·2^i, each term capped at RTO.Max.
+    pub predicted_eq3_ms: Option<f64>,
+    /// Bokor eq. (4): PMR·RTO (RTO.Min = RTO.Max).
+    pub predicted_eq4_ms: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Recognition {
+    pub link_up_to_heartbeat: Component,
+    pub heartbeat_to_data: Component,
+    pub link_up_to_data: Component,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Handover {
+    pub association: AssocId,
+    pub sender: EndpointId,
+    pub from_path: PathId,
+    pub to_path: PathId,
+    pub from_src: IpAddr,
+    pub from_dst: IpAddr,
+    pub to_src: IpAddr,
+    pub to_dst: IpAddr,
+    pub class: SwitchClass,
+    pub switch_frame: u64,
+    pub switch_time: Timestamp,
+    pub switch_tsn: u32,
+    pub data_interrupt: Component,
+    pub new_data_gap: Component,
+    /// The first TSN the receiver got only after the interruption (L+1).
+    pub sequence_gap_tsn: u32,
+    pub total_handover_latency: Component,
+    pub network_disconnection: Component,
+    pub transport_latency: Component,
+    pub addip_sent: Component,
+    pub setprim_sent: Component,
+    pub sender_recovery: Component,
+    pub path_confirmation: Component,
+    pub asconf: Vec<AsconfExchange>,
+    pub dar_overhead_bytes: usize,
+    pub window: HandoverWindow,
+    pub failover: Option<Failover>,
+    pub recognition: Option<Recognition>,
+}

@@ -1,0 +1,237 @@
+//! Per-association and per-direction bookkeeping (paths, segments, TSN
+//! history, counters, exchanges) and how the tracker's observations update it.
+
+use super::latency::Pending;
+use super::model::{AsconfExchange, Expiry, Point};
+use super::HandoverEngine;
+use crate::events::{AssocId, EndpointId, Observation, PathId};
+use crate::time::Timestamp;
+use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
+
+/// TSNs whose transmission/acknowledgement times are remembered per
+/// direction for the total handover latency.
+const TSN_HISTORY: usize = 1 << 16;
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Mark {
+    pub(super) frame: u64,
+    pub(super) time: Timestamp,
+}
+
+impl Mark {
+    pub(super) fn point(self, what: &'static str) -> Point {
+        Point::frame(self.frame, self.time, what)
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Counters {
+    pub(super) retransmissions: u64,
+    pub(super) after_ack: u64,
+    pub(super) dup_tsns: u64,
+    pub(super) lost: u64,
+}
+
+#[derive(Debug, Default, Clone)]
+pub(super) struct PathData {
+    pub(super) last_data: Option<Mark>,
+    pub(super) last_new: Option<Mark>,
+    /// First DATA on this path since the current segment began.
+    pub(super) first_in_segment: Option<Mark>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct TsnInfo {
+    pub(super) first: Mark,
+    pub(super) effective: Option<Mark>,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Direction {
+    pub(super) paths: Vec<PathData>,
+    pub(super) current: Option<PathId>,
+    pub(super) abandoned: Vec<PathId>,
+    pub(super) segment_first_tsn: Option<u32>,
+    pub(super) segment_lowest_retransmitted: Option<u32>,
+    pub(super) counters: Counters,
+    /// Counters as they were at the last new DATA on the current path.
+    pub(super) at_last_new: Counters,
+    tsn_base: u32,
+    tsns: VecDeque<Option<TsnInfo>>,
+    pub(super) expiries: VecDeque<(PathId, Expiry)>,
+    pub(super) pending: Vec<Pending>,
+}
+
+impl Direction {
+    pub(super) fn path(&mut self, p: PathId) -> &mut PathData {
+        let i = usize::from(p);
+        if self.paths.len() <= i {
+            self.paths.resize(i + 1, PathData::default());
+        }
+        &mut self.paths[i]
+    }
+
+    pub(super) fn tsn(&self, tsn: u32) -> Option<&TsnInfo> {
+        let i = tsn.wrapping_sub(self.tsn_base) as usize;
+        self.tsns.get(i).and_then(|t| t.as_ref())
+    }
+
+    pub(super) fn tsn_mut(&mut self, tsn: u32) -> Option<&mut TsnInfo> {
+        let i = tsn.wrapping_sub(self.tsn_base) as usize;
+        self.tsns.get_mut(i).and_then(|t| t.as_mut())
+    }
+
+    pub(super) fn record_new(&mut self, tsn: u32, info: TsnInfo) {
+        if self.tsns.is_empty() {
+            self.tsn_base = tsn;
+        }
+        let end = self.tsn_base.wrapping_add(self.tsns.len() as u32);
+        let skip = tsn.wrapping_sub(end) as usize;
+        if skip >= TSN_HISTORY {
+            self.tsns.clear();
+            self.tsn_base = tsn;
+        } else {
+            self.tsns.extend(std::iter::repeat_n(None, skip));
+        }
+        self.tsns.push_back(Some(info));
+        while self.tsns.len() > TSN_HISTORY {
+            self.tsns.pop_front();
+            self.tsn_base = self.tsn_base.wrapping_add(1);
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct HeartbeatRecord {
+    pub(super) path: PathId,
+    pub(super) frame: u64,
+    pub(super) time: Timestamp,
+    pub(super) ack: Option<Mark>,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Association {
+    pub(super) paths: Vec<(IpAddr, IpAddr)>,
+    pub(super) directions: [Direction; 2],
+    pub(super) asconfs: Vec<AsconfExchange>,
+    pub(super) heartbeats: Vec<HeartbeatRecord>,
+    /// (endpoint, source address) → first packet, and the last packet the
+    /// endpoint sent from any other address before it.
+    pub(super) address_debut: HashMap<(EndpointId, IpAddr), (Mark, Option<Mark>)>,
+    pub(super) last_packet_from: HashMap<(EndpointId, IpAddr), Mark>,
+    /// The endpoint whose address set changes by ASCONF.
+    pub(super) mobile: Option<EndpointId>,
+}
+
+impl HandoverEngine {
+    pub(super) fn assoc(&mut self, id: AssocId) -> &mut Association {
+        let i = id as usize;
+        if self.associations.len() <= i {
+            self.associations.resize_with(i + 1, Association::default);
+        }
+        &mut self.associations[i]
+    }
+
+    pub(super) fn on_observation(&mut self, o: &Observation) {
+        match *o {
+            Observation::Packet {
+                frame,
+                time,
+                association,
+                sender,
+                src,
+                ..
+            } => {
+                let a = self.assoc(association);
+                let mark = Mark { frame, time };
+                if !a.address_debut.contains_key(&(sender, src)) {
+                    let before = a
+                        .last_packet_from
+                        .iter()
+                        .filter(|((e, addr), _)| *e == sender && *addr != src)
+                        .map(|(_, m)| *m)
+                        .max_by_key(|m| m.frame);
+                    a.address_debut.insert((sender, src), (mark, before));
+                }
+                a.last_packet_from.insert((sender, src), mark);
+            }
+            Observation::Data {
+                frame,
+                time,
+                association,
+                sender,
+                path,
+                tsn,
+                new,
+                already_acked,
+                previous_path,
+                timeout_of,
+            } => {
+                let mark = Mark { frame, time };
+                let d = &mut self.assoc(association).directions[sender];
+                if timeout_of.is_none() {
+                    d.note_timer_restart(path, mark);
+                }
+                let p = d.path(path);
+                p.last_data = Some(mark);
+                p.first_in_segment.get_or_insert(mark);
+                if new {
+                    p.last_new = Some(mark);
+                    if d.current == Some(path) || d.current.is_none() {
+                        d.at_last_new = d.counters;
+                    }
+                    d.segment_first_tsn.get_or_insert(tsn);
+                    d.record_new(
+                        tsn,
+                        TsnInfo {
+                            first: mark,
+                            effective: None,
+                        },
+                    );
+                } else {
+                    d.counters.retransmissions += 1;
+                    if already_acked {
+                        d.counters.after_ack += 1;
+                    }
+                    let lost =
+                        !already_acked && previous_path.is_some() && previous_path != Some(path);
+                    if lost {
+                        d.counters.lost += 1;
+                    }
+                    d.note_retransmission(tsn, already_acked);
+                    if let Some(failed) = timeout_of {
+                        self.record_expiry(association, sender, failed, frame, time, tsn);
+                    }
+                }
+            }
+            Observation::Acked {
+                association,
+                data_sender,
+                tsn,
+                effective_frame,
+                effective_time,
+                ..
+            } => {
+                let d = &mut self.assoc(association).directions[data_sender];
+                if let Some(t) = d.tsn_mut(tsn) {
+                    t.effective = Some(Mark {
+                        frame: effective_frame,
+                        time: effective_time,
+                    });
+                }
+                self.resolve_pending(association, data_sender);
+            }
+            Observation::Sack {
+                association,
+                data_sender,
+                dup_tsns,
+                ..
+            } => {
+                self.assoc(association).directions[data_sender]
+                    .counters
+                    .dup_tsns += u64::from(dup_tsns);
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! Data path switch detection and classification: on each switch, gathers
+//! what the switch rests on and builds its [`Handover`] record.
+
+use super::latency::{self, Pending};
+use super::model::{AsconfExchange, Component, Handover, HandoverWindow, SwitchClass};
+use super::state::{Association, Mark};
+use super::{failover, recognition, HandoverEngine};
+use crate::events::{EndpointId, Event, PathId};
+use crate::wire::sctp_param::AsconfOp;
+use std::net::IpAddr;
+
+impl HandoverEngine {
+    pub(super) fn on_switch(
+        &mut self,
+        e: &Event,
+        sender: EndpointId,
+        from: Option<PathId>,
+        to: PathId,
+        tsn: u32,
+    ) {
+        let id = e.association;
+        let Some(old) = from else {
+            // First new DATA of the direction: a segment starts.
+            let d = &mut self.assoc(id).directions[sender];
+            d.current = Some(to);
+            return;
+        };
+        let switch = Mark {
+            frame: e.frame,
+            time: e.time,
+        };
+        self.assoc(id);
+        let HandoverEngine {
+            config,
+            associations,
+            handovers,
+            ..
+        } = self;
+        let a = &mut associations[id as usize];
+        let addr = |p: PathId, a: &Association| a.paths.get(usize::from(p)).copied();
+        let (Some((old_src, old_dst)), Some((new_src, new_dst))) = (addr(old, a), addr(to, a))
+        else {
+            return;
+        };
+        let mobile = a.mobile;
+        let d = &mut a.directions[sender];
+        let old_data = d.path(old).clone();
+        let new_data = d.path(to).clone();
+        let window = HandoverWindow {
+            retransmissions: d.counters.retransmissions - d.at_last_new.retransmissions,
+            retransmitted_after_ack: d.counters.after_ack - d.at_last_new.after_ack,
+            dup_tsns_reported: d.counters.dup_tsns - d.at_last_new.dup_tsns,
+            lost_in_switch: d.counters.lost - d.at_last_new.lost,
+        };
+        let (expiries, first_unanswered) = d.charged_expiries(old, &old_data);
+        let returning = d.abandoned.contains(&to);
+        let segment_first_tsn = d.segment_first_tsn.unwrap_or(tsn);
+        let segment_lowest = d.segment_lowest_retransmitted;
+
+        // Data interrupt: last DATA on the old path before the switch → the
+        // first DATA on the new path since the old segment began.
+        let last_old = old_data
+            .last_data
+            .map(|m| m.point("last DATA on the old path"));
+        let first_new = new_data
+            .first_in_segment
+            .map(|m| m.point("first DATA on the new path"));
+        let data_interrupt = Component::from_points(
+            last_old,
+            first_new,
+            "no DATA on the old path before the switch",
+        );
+        let new_data_gap = Component::from_points(
+            old_data
+                .last_new
+                .map(|m| m.point("last new DATA on the old path")),
+            Some(switch.point("first new DATA on the new path")),
+            "no new DATA on the old path",
+        );
+
+        // Which endpoint moves, and between which of its addresses.
+        let (old_addr, new_addr) = match mobile {
+            Some(m) if m == sender => (Some(old_src), Some(new_src)),
+            Some(_) => (Some(old_dst), Some(new_dst)),
+            None => (None, None),
+        };
+        let moved = old_addr != new_addr;
+
+        let asconf_for = |op: AsconfOp, address: Option<IpAddr>| {
+            a.asconfs
+                .iter()
+                .filter(|x| x.time <= switch.time || x.frame <= switch.frame)
+                .rfind(|x| x.ops.iter().any(|(o, ad)| *o == op && Some(*ad) == address))
+                .cloned()
+        };
+        let addip = asconf_for(AsconfOp::AddIp, new_addr);
+        let setprim = asconf_for(AsconfOp::SetPrimary, new_addr);
+        let planned = moved && (addip.is_some() || setprim.is_some())
+            || a.asconfs.iter().any(|x| {
+                x.frame < switch.frame
+                    && x.ops.iter().any(|(o, ad)| {
+                        matches!(o, AsconfOp::AddIp | AsconfOp::SetPrimary)
+                            && (*ad == new_src || *ad == new_dst)
+                    })
+            });
+        let class = if planned {
+            SwitchClass::Planned
+        } else if !expiries.is_empty() {
+            SwitchClass::Failover
+        } else if returning {
+            SwitchClass::Return
+        } else {
+            SwitchClass::Other
+        };
+
+        let mut asconf: Vec<AsconfExchange> = a
+            .asconfs
+            .iter()
+            .filter(|x| x.frame < switch.frame)
+            .filter(|x| {
+                x.ops
+                    .iter()
+                    .any(|(_, ad)| Some(*ad) == new_addr || Some(*ad) == old_addr)
+            })
+            .cloned()
+            .collect();
+        asconf.dedup_by_key(|x| (x.serial, x.sender));
+        let dar_overhead_bytes = asconf.iter().map(|x| x.bytes + x.ack_bytes).sum();
+
+        let path_confirmation = latency::path_confirmation(&a.heartbeats, to, switch);
+
+        let network_disconnection =
+            latency::network_disconnection(a, config, switch, mobile, old_addr, new_addr, moved);
+
+        let addip_sent = latency::addip_sent(config, addip.as_ref(), new_addr);
+        let addip_ack = latency::addip_ack(addip.as_ref());
+        let setprim_sent = latency::setprim_sent(setprim.as_ref(), addip_ack);
+        let first_new_data = switch.point("first new DATA on the new path");
+        let sender_recovery =
+            latency::sender_recovery(mobile, sender, addip_ack, setprim.as_ref(), first_new_data);
+
+        let failover = (!expiries.is_empty()).then(|| {
+            failover::failover(
+                &expiries,
+                first_unanswered,
+                config,
+                switch,
+                &new_data,
+                first_new_data,
+            )
+        });
+
+        let recognition = (class == SwitchClass::Return).then(|| {
+            recognition::recognition(
+                config,
+                &a.heartbeats,
+                to,
+                &old_data,
+                &new_data,
+                switch,
+                first_new_data,
+            )
+        });
+
+        let handover = Handover {
+            association: id,
+            sender,
+            from_path: old,
+            to_path: to,
+            from_src: old_src,
+            from_dst: old_dst,
+            to_src: new_src,
+            to_dst: new_dst,
+            class,
+            switch_frame: switch.frame,
+            switch_time: switch.time,
+            switch_tsn: tsn,
+            data_interrupt,
+            new_data_gap,
+            sequence_gap_tsn: tsn,
+            total_handover_latency: Component::missing(
+                "the TSNs around the sequence gap were not both acknowledged in the capture",
+            ),
+            network_disconnection,
+            transport_latency: Component::missing(
+                "needs the total handover latency and the network-layer disconnection",
+            ),
+            addip_sent,
+            setprim_sent,
+            sender_recovery,
+            path_confirmation,
+            asconf,
+            dar_overhead_bytes,
+            window,
+            failover,
+            recognition,
+        };
+        let index = handovers.len();
+        handovers.push(handover);
+        let d = &mut associations[id as usize].directions[sender];
+        d.pending.push(Pending {
+            index,
+            switch_tsn: tsn,
+            segment_first_tsn,
+            lowest_retransmitted: segment_lowest.filter(|l| (l.wrapping_sub(tsn) as i32) < 0),
+        });
+        // A new segment starts on the new path.
+        if !d.abandoned.contains(&old) {
+            d.abandoned.push(old);
+        }
+        d.current = Some(to);
+        d.segment_first_tsn = Some(tsn);
+        d.segment_lowest_retransmitted = None;
+        d.at_last_new = d.counters;
+        for p in &mut d.paths {
+            p.first_in_segment = None;
+        }
+        d.path(to).first_in_segment = Some(switch);
+        self.resolve_pending(id, sender);
+    }
+}
