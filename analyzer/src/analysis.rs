@@ -99,7 +99,52 @@ pub struct TimeOrder {
     pub largest_regression: Nanos,
 }
 
-/// Everything learned from one capture file.
+/// What one capture file holds beyond its associations: how it was read
+/// and how every frame was classified. Known when the file is done.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    pub path: PathBuf,
+    pub format: CaptureFormat,
+    pub compressed: bool,
+    pub frames: u64,
+    pub first_time: Option<Timestamp>,
+    pub last_time: Option<Timestamp>,
+    pub accounting: Accounting,
+    pub link_types: Vec<u32>,
+    /// Malformed / truncated frames with reasons (the first 1000).
+    pub problems: Vec<Problem>,
+    pub checksum: ChecksumReport,
+    pub time_order: TimeOrder,
+    /// Set when the file ended early or a record was corrupt.
+    pub warning: Option<String>,
+    pub counters: crate::track::TrackCounters,
+    pub capture_point: CapturePoint,
+    /// Associations handed to the sink.
+    pub associations: u64,
+    /// Data path switches over all associations.
+    pub handovers: u64,
+}
+
+/// One association, finished: it ended (SHUTDOWN COMPLETE, ABORT, a
+/// restart), went idle, or the file ended. Its events and handovers come
+/// with it, so that consumers need no global index.
+#[derive(Debug)]
+pub struct AssociationReport {
+    pub association: crate::track::assoc::Association,
+    /// Every data path switch of this association with its components.
+    pub handovers: Vec<Handover>,
+    /// This association's events, in frame order.
+    pub events: Vec<Event>,
+}
+
+/// Receives each association once it is finished; the analysis keeps
+/// nothing of it afterwards (memory is bounded by what is alive).
+pub trait ReportSink {
+    fn association(&mut self, report: AssociationReport);
+}
+
+/// Everything learned from one capture file, collected in memory (for
+/// tests and small inputs; batch work streams through [`ReportSink`]).
 #[derive(Debug, Serialize)]
 pub struct FileAnalysis {
     pub path: PathBuf,
@@ -117,10 +162,12 @@ pub struct FileAnalysis {
     /// Set when the file ended early or a record was corrupt.
     pub warning: Option<String>,
     pub counters: crate::track::TrackCounters,
+    /// In association id order.
     pub associations: Vec<crate::track::assoc::Association>,
     pub capture_point: CapturePoint,
     /// Every data path switch with its latency components.
     pub handovers: Vec<Handover>,
+    /// In frame order.
     pub events: Vec<Event>,
 }
 
@@ -222,58 +269,153 @@ impl Pipeline {
     }
 }
 
-/// Analyses one capture file in a single streaming pass. Events go to
-/// `sink` as they happen; the returned analysis holds the final state.
+impl Pipeline {
+    fn new(options: &AnalysisOptions) -> Self {
+        Pipeline {
+            options: options.clone(),
+            decoder: Decoder::new(options.decode.clone()),
+            dedup: DuplicateDetector::new(options.duplicate_window),
+            tracker: Tracker::new(options.track),
+            accounting: Accounting::default(),
+            problems: Vec::new(),
+            checksum: ChecksumReport {
+                verified: options.verify_checksum,
+                ..Default::default()
+            },
+            time_order: TimeOrder::default(),
+            previous_time: None,
+            first_time: None,
+            link_types: Vec::new(),
+        }
+    }
+}
+
+impl Pipeline {
+    fn report(
+        self,
+        path: &Path,
+        reader: &capture::CaptureReader,
+        outcome: capture::ReadOutcome,
+    ) -> FileReport {
+        FileReport {
+            path: path.to_owned(),
+            format: reader.format(),
+            compressed: reader.is_compressed(),
+            frames: outcome.frames,
+            first_time: self.first_time,
+            last_time: self.previous_time,
+            accounting: self.accounting,
+            link_types: self.link_types,
+            problems: self.problems,
+            checksum: self.checksum,
+            time_order: self.time_order,
+            warning: outcome.warning,
+            counters: self.tracker.counters,
+            capture_point: self.options.handover.capture_point,
+            associations: self.tracker.associations.len() as u64,
+            handovers: 0,
+        }
+    }
+}
+
+/// Runs the pipeline with a caller's event sink (e.g. the C plugin's, which
+/// wraps its own handover engine); no association reports.
 pub fn analyze_file_with(
     path: &Path,
     options: &AnalysisOptions,
     sink: &mut dyn EventSink,
-) -> Result<FileAnalysis, CaptureError> {
+) -> Result<FileReport, CaptureError> {
     let mut reader = capture::open(path)?;
-    let mut pipeline = Pipeline {
-        options: options.clone(),
-        decoder: Decoder::new(options.decode.clone()),
-        dedup: DuplicateDetector::new(options.duplicate_window),
-        tracker: Tracker::new(options.track),
-        accounting: Accounting::default(),
-        problems: Vec::new(),
-        checksum: ChecksumReport {
-            verified: options.verify_checksum,
-            ..Default::default()
-        },
-        time_order: TimeOrder::default(),
-        previous_time: None,
-        first_time: None,
-        link_types: Vec::new(),
-    };
+    let mut pipeline = Pipeline::new(options);
     let outcome = reader.for_each_frame(|frame| pipeline.frame(&frame, sink))?;
-    Ok(FileAnalysis {
-        path: path.to_owned(),
-        format: reader.format(),
-        compressed: reader.is_compressed(),
-        frames: outcome.frames,
-        first_time: pipeline.first_time,
-        last_time: pipeline.previous_time,
-        accounting: pipeline.accounting,
-        link_types: pipeline.link_types,
-        problems: pipeline.problems,
-        checksum: pipeline.checksum,
-        time_order: pipeline.time_order,
-        warning: outcome.warning,
-        counters: pipeline.tracker.counters,
-        associations: pipeline.tracker.associations,
-        capture_point: options.handover.capture_point,
-        handovers: Vec::new(),
-        events: Vec::new(),
-    })
+    Ok(pipeline.report(path, &reader, outcome))
 }
 
-/// Analyses a file: associations, paths, events and handovers.
-pub fn analyze_file(path: &Path, options: &AnalysisOptions) -> Result<FileAnalysis, CaptureError> {
+/// Analyses one capture file in a single streaming pass: each association
+/// goes to `sink` once it is finished, with its events and handovers.
+pub fn analyze_stream(
+    path: &Path,
+    options: &AnalysisOptions,
+    sink: &mut dyn ReportSink,
+) -> Result<FileReport, CaptureError> {
+    let mut reader = capture::open(path)?;
+    let mut pipeline = Pipeline::new(options);
     let mut engine = HandoverEngine::new(options.handover.clone());
-    let mut analysis = analyze_file_with(path, options, &mut engine)?;
+    let outcome = reader.for_each_frame(|frame| pipeline.frame(&frame, &mut engine))?;
+    let associations = std::mem::take(&mut pipeline.tracker.associations);
     let (events, handovers) = engine.finish();
-    analysis.events = events;
-    analysis.handovers = handovers;
-    Ok(analysis)
+    let mut events_of: Vec<Vec<Event>> = associations.iter().map(|_| Vec::new()).collect();
+    let mut handovers_of: Vec<Vec<Handover>> = associations.iter().map(|_| Vec::new()).collect();
+    for e in events {
+        if let Some(list) = events_of.get_mut(e.association as usize) {
+            list.push(e);
+        }
+    }
+    let mut handover_count = 0;
+    for h in handovers {
+        if let Some(list) = handovers_of.get_mut(h.association as usize) {
+            handover_count += 1;
+            list.push(h);
+        }
+    }
+    let association_count = associations.len() as u64;
+    for ((association, events), handovers) in
+        associations.into_iter().zip(events_of).zip(handovers_of)
+    {
+        sink.association(AssociationReport {
+            association,
+            handovers,
+            events,
+        });
+    }
+    let mut report = pipeline.report(path, &reader, outcome);
+    report.associations = association_count;
+    report.handovers = handover_count;
+    Ok(report)
+}
+
+/// Collects every finished association (for [`analyze_file`]).
+#[derive(Default)]
+struct Collect {
+    associations: Vec<crate::track::assoc::Association>,
+    handovers: Vec<Handover>,
+    events: Vec<Event>,
+}
+
+impl ReportSink for Collect {
+    fn association(&mut self, report: AssociationReport) {
+        self.associations.push(report.association);
+        self.handovers.extend(report.handovers);
+        self.events.extend(report.events);
+    }
+}
+
+/// Analyses a file and keeps everything in memory: associations in id
+/// order, events in frame order, handovers in switch order.
+pub fn analyze_file(path: &Path, options: &AnalysisOptions) -> Result<FileAnalysis, CaptureError> {
+    let mut all = Collect::default();
+    let file = analyze_stream(path, options, &mut all)?;
+    all.associations.sort_by_key(|a| a.id);
+    // Stable sorts: within a frame, events keep their emission order.
+    all.events.sort_by_key(|e| e.frame);
+    all.handovers.sort_by_key(|h| h.switch_frame);
+    Ok(FileAnalysis {
+        path: file.path,
+        format: file.format,
+        compressed: file.compressed,
+        frames: file.frames,
+        first_time: file.first_time,
+        last_time: file.last_time,
+        accounting: file.accounting,
+        link_types: file.link_types,
+        problems: file.problems,
+        checksum: file.checksum,
+        time_order: file.time_order,
+        warning: file.warning,
+        counters: file.counters,
+        associations: all.associations,
+        capture_point: file.capture_point,
+        handovers: all.handovers,
+        events: all.events,
+    })
 }

@@ -1,5 +1,6 @@
 //! The `sctp-handover` binary as a user runs it.
 
+#[path = "../analyzer/tests/common/mod.rs"]
 mod common;
 
 use std::process::Command;

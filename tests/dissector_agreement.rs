@@ -4,6 +4,7 @@
 //! plugin's output matches its checked golden files, is the same with and
 //! without `-2`, and damaged input raises no Lua error.
 
+#[path = "../analyzer/tests/common/mod.rs"]
 mod common;
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions};

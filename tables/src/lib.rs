@@ -1,0 +1,1 @@
+//! Tidy tables and the batch layer.
