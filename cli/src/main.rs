@@ -1,12 +1,16 @@
 //! `sctp-handover`: command-line entry point.
 
+mod progress;
+mod report;
+
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
-use sctp_handover::analysis::{analyze_file, AnalysisOptions};
+use sctp_handover::analysis::AnalysisOptions;
 use sctp_handover::handover::{anchors, CapturePoint};
-use sctp_handover::output::{json, summary};
 use sctp_handover::time::Nanos;
-use std::io::Write;
+use sctp_handover_tables::batch::{self, BatchConfig};
+use sctp_handover_tables::inputs::{self, InputKind};
+use sctp_handover_tables::write::TableFormat;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -23,8 +27,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Reconstruct associations, paths and events from capture files.
-    Analyze(AnalyzeArgs),
+    /// Reconstruct associations, paths, events and handovers from captures
+    /// or whole directories of them.
+    Analyze(Box<AnalyzeArgs>),
+    /// Print the column reference of the tables (docs/tables.md).
+    #[command(hide = true)]
+    TablesReference,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -37,18 +45,56 @@ enum Point {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
+    /// A readable summary per file.
     Text,
+    /// JSON lines: one record per file, association, handover and event
+    /// (docs/json-schema.md).
     Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TableFormatArg {
+    /// Apache Parquet, zstd-compressed.
+    Parquet,
+    Csv,
+    /// Newline-delimited JSON.
+    Jsonl,
 }
 
 #[derive(clap::Args)]
 struct AnalyzeArgs {
-    /// pcap or pcapng files, optionally gzip-compressed.
-    #[arg(required = true)]
-    files: Vec<PathBuf>,
+    /// Captures (pcap, pcapng, optionally gzip-compressed) or directories,
+    /// walked recursively; captures are recognised by their magic numbers.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Write the tables (files, associations, paths, asconf, events,
+    /// handovers) as a dataset into DIR (docs/tables.md); inputs already
+    /// complete there are not analysed again.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = TableFormatArg::Parquet, value_name = "FORMAT")]
+    table_format: TableFormatArg,
+    /// Analyse every input again, even those already complete in --out.
+    #[arg(long)]
+    force: bool,
+    /// Take shard I of N (1-based) of the inputs, chosen by a hash of each
+    /// input's path, so that N machines can share one archive and dataset.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<(u64, u64)>,
+    /// Files analysed at once (default: all cores).
+    #[arg(short, long, value_name = "N")]
+    jobs: Option<usize>,
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Output on standard output when no --out is given.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Write the output here instead of standard output.
+    /// In the text summary, list every association (default: those with
+    /// handovers, failovers or anomalies).
+    #[arg(long)]
+    all: bool,
+    /// Write the text or JSON output here instead of standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Check every SCTP packet's CRC32c and count failures.
@@ -74,7 +120,8 @@ struct AnalyzeArgs {
     pmr: u32,
     /// Ground-truth events (JSON lines or CSV: time, kind ∈ link_down,
     /// link_up, addr_up, addr_down, address, interface), e.g. the harness's
-    /// events.jsonl; anchors the components packets cannot show.
+    /// events.jsonl; anchors the components packets cannot show. Without
+    /// it, a harness run's events.jsonl beside a capture is used.
     #[arg(long, value_name = "FILE")]
     events: Option<PathBuf>,
     /// Timeout retransmissions closer than this are one T3 expiry (ms);
@@ -82,24 +129,46 @@ struct AnalyzeArgs {
     #[arg(long, default_value_t = 100)]
     expiry_burst_ms: i64,
     /// Where the capture was taken; recorded with the handover results.
+    /// Without it, a harness capture named mn.pcap / cn.pcap says.
     #[arg(long, value_enum, default_value_t = Point::Unknown)]
     capture_point: Point,
+    /// Ignore the harness's files beside captures (events.jsonl, the
+    /// capture side); scenario and parameters are still recorded.
+    #[arg(long)]
+    no_harness_files: bool,
+}
+
+fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let (i, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("{s}: expected I/N, e.g. 2/8"))?;
+    let i: u64 = i.parse().map_err(|_| format!("{s}: I is not a number"))?;
+    let n: u64 = n.parse().map_err(|_| format!("{s}: N is not a number"))?;
+    if n == 0 || i == 0 || i > n {
+        return Err(format!("{s}: need 1 ≤ I ≤ N"));
+    }
+    Ok((i - 1, n))
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Analyze(args) => match analyze(args) {
-            Ok(code) => code,
-            Err(e) => {
-                eprintln!("sctp-handover: {e:#}");
-                ExitCode::from(1)
-            }
-        },
+    let result = match cli.command {
+        Command::Analyze(args) => analyze(*args),
+        Command::TablesReference => {
+            print!("{}", sctp_handover_tables::schema::markdown_reference());
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("sctp-handover: {e:#}");
+            ExitCode::from(1)
+        }
     }
 }
 
-fn analyze(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
+fn analysis_options(args: &AnalyzeArgs) -> anyhow::Result<AnalysisOptions> {
     let mut options = AnalysisOptions::default();
     options
         .decode
@@ -120,60 +189,67 @@ fn analyze(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
         Point::Unknown => CapturePoint::Unknown,
     };
     if let Some(events) = &args.events {
-        match anchors::load(events) {
-            Ok(a) => options.handover.anchors = a,
-            Err(e) => {
-                eprintln!("sctp-handover: {e}");
-                return Ok(ExitCode::from(2));
-            }
-        }
+        options.handover.anchors = anchors::load(events)?;
     }
+    Ok(options)
+}
 
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+fn analyze(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
+    let options = match analysis_options(&args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("sctp-handover: {e:#}");
+            return Ok(ExitCode::from(2));
+        }
     };
-
-    let mut results = Vec::with_capacity(args.files.len());
-    let mut failed = false;
-    for path in &args.files {
-        let result = analyze_file(path, &options);
-        match &result {
-            Err(e) => {
-                failed = true;
-                eprintln!("sctp-handover: {e}");
-            }
-            Ok(a) => {
-                if let Some(w) = &a.warning {
-                    eprintln!("sctp-handover: warning: {}: {w}", path.display());
-                }
-                if let Format::Text = args.format {
-                    summary::write(&mut out, a)?;
-                    writeln!(out)?;
-                }
-            }
-        }
-        results.push((path, result));
+    let (found, walk_problems) = inputs::discover(&args.paths);
+    for p in &walk_problems {
+        eprintln!("sctp-handover: error: {}: {}", p.path.display(), p.reason);
     }
-    if let Format::Json = args.format {
-        let entries = results
-            .iter()
-            .map(|(path, r)| match r {
-                Ok(a) => json::FileEntry::Analysed(a),
-                Err(e) => json::FileEntry::Failed {
-                    path,
-                    error: e.to_string(),
-                },
-            })
-            .collect();
-        json::write(&mut out, entries)?;
-    }
-    out.flush()?;
-    Ok(if failed {
+    let config = BatchConfig {
+        out: args.out.clone().unwrap_or_default(),
+        format: match args.table_format {
+            TableFormatArg::Parquet => TableFormat::Parquet,
+            TableFormatArg::Csv => TableFormat::Csv,
+            TableFormatArg::Jsonl => TableFormat::JsonLines,
+        },
+        jobs: args.jobs.unwrap_or(0),
+        force: args.force,
+        shard: args.shard,
+        options,
+        harness_files: !args.no_harness_files,
+    };
+    let (planned, params) = batch::plan(found, config.shard);
+    let failed = match &args.out {
+        Some(_) => run_batch(planned, &params, &config, &args)?,
+        None => report::run(planned, &config, &args)?,
+    };
+    Ok(if failed || !walk_problems.is_empty() {
         ExitCode::from(2)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `--out`: the tables, a progress bar, a compact summary.
+fn run_batch(
+    planned: Vec<inputs::Input>,
+    params: &[(String, sctp_handover_tables::write::ParamType)],
+    config: &BatchConfig,
+    args: &AnalyzeArgs,
+) -> anyhow::Result<bool> {
+    let bytes: u64 = planned.iter().filter_map(|i| i.size).sum();
+    let captures = planned
+        .iter()
+        .filter(|i| i.kind == InputKind::Capture)
+        .count();
+    let bar = progress::Bar::new(planned.len() as u64, bytes, args.quiet);
+    let started = std::time::Instant::now();
+    let outcomes = batch::run(planned, params, config, &bar)?;
+    bar.finish();
+    let elapsed = started.elapsed();
+    let out = config.out.display();
+    report::batch_summary(&outcomes, captures, bytes, elapsed, &out.to_string())
+        .context("writing the summary")?;
+    Ok(outcomes.iter().any(|o| o.failed()))
 }

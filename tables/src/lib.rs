@@ -1,1 +1,14 @@
-//! Tidy tables and the batch layer.
+//! Tidy tables over capture archives: the batch layer of `sctp-handover`.
+//!
+//! Data flows one way: inputs (files found, with the harness's files beside
+//! them) → the core analysis (`sctp_handover::analysis`) → rows
+//! ([`records`]) → part files in a dataset ([`write`], [`dataset`]).
+//! polars lives here and nowhere else in the workspace.
+
+pub mod batch;
+pub mod dataset;
+pub mod inputs;
+pub mod records;
+pub mod rows;
+pub mod schema;
+pub mod write;

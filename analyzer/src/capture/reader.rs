@@ -107,15 +107,53 @@ fn read_error(path: &Path, e: std::io::Error) -> CaptureError {
 }
 
 /// pcap magics in both byte orders (µs and ns) and the pcapng SHB type.
+const CAPTURE_MAGICS: [[u8; 4]; 5] = [
+    [0xd4, 0xc3, 0xb2, 0xa1],
+    [0xa1, 0xb2, 0xc3, 0xd4],
+    [0x4d, 0x3c, 0xb2, 0xa1],
+    [0xa1, 0xb2, 0x3c, 0x4d],
+    [0x0a, 0x0d, 0x0d, 0x0a],
+];
+
+fn has_capture_magic(head: &[u8]) -> bool {
+    head.len() >= 4 && CAPTURE_MAGICS.iter().any(|m| head[..4] == m[..])
+}
+
+/// What a file's first bytes say, for finding captures among other files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sniff {
+    /// pcap or pcapng, possibly gzip-compressed.
+    Capture,
+    Empty,
+    /// Something else; the first bytes as hex.
+    Other(String),
+}
+
+/// Reads at most the first few bytes (decompressing a gzip header's
+/// first block) to tell captures from other files by magic number.
+pub fn sniff(path: &Path) -> std::io::Result<Sniff> {
+    let mut raw = BufReader::new(File::open(path)?);
+    let head = raw.fill_buf()?;
+    if head.is_empty() {
+        return Ok(Sniff::Empty);
+    }
+    if has_capture_magic(head) {
+        return Ok(Sniff::Capture);
+    }
+    if head.starts_with(&GZIP_MAGIC) {
+        let mut first = [0u8; 4];
+        let mut unzipped = MultiGzDecoder::new(raw);
+        if unzipped.read_exact(&mut first).is_ok() && has_capture_magic(&first) {
+            return Ok(Sniff::Capture);
+        }
+        return Ok(Sniff::Other("gzip of something else".into()));
+    }
+    let shown: Vec<String> = head.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    Ok(Sniff::Other(shown.join(" ")))
+}
+
 fn check_magic(path: &Path, head: &[u8]) -> Result<(), CaptureError> {
-    const KNOWN: [[u8; 4]; 5] = [
-        [0xd4, 0xc3, 0xb2, 0xa1],
-        [0xa1, 0xb2, 0xc3, 0xd4],
-        [0x4d, 0x3c, 0xb2, 0xa1],
-        [0xa1, 0xb2, 0x3c, 0x4d],
-        [0x0a, 0x0d, 0x0d, 0x0a],
-    ];
-    if head.len() >= 4 && KNOWN.iter().any(|m| head[..4] == m[..]) {
+    if has_capture_magic(head) {
         return Ok(());
     }
     let shown: Vec<String> = head.iter().take(4).map(|b| format!("{b:02x}")).collect();

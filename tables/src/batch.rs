@@ -1,0 +1,372 @@
+//! The batch: every input analysed in parallel (rayon), each streamed into
+//! its part files, a bad input never stopping the others.
+
+use crate::dataset::{self, Dataset, Done};
+use crate::inputs::{Input, InputKind};
+use crate::records::{file_row, AssociationTables, FileOutcome};
+use crate::rows::Rows;
+use crate::schema;
+use crate::write::{ParamType, ParamValue, PartWriter, Provenance, TableFormat};
+use sctp_handover::analysis::{analyze_stream, AnalysisOptions, AssociationReport, ReportSink};
+use sctp_handover::handover::{anchors, CapturePoint};
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Rows buffered per input before they are written as a batch (bounds the
+/// memory of an input with very many associations).
+const FLUSH_ROWS: usize = 64 * 1024;
+
+#[derive(Debug, Clone)]
+pub struct BatchConfig {
+    pub out: PathBuf,
+    pub format: TableFormat,
+    /// Worker threads; 0 = all cores.
+    pub jobs: usize,
+    /// Redo inputs already complete in `out`.
+    pub force: bool,
+    /// (index, count), 0-based.
+    pub shard: Option<(u64, u64)>,
+    pub options: AnalysisOptions,
+    /// Use the harness's events.jsonl and capture side found beside a
+    /// capture (when `options` has no anchors of its own).
+    pub harness_files: bool,
+}
+
+/// How one input ended.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub source: String,
+    /// `ok`, `truncated`, `failed`, `skipped`.
+    pub status: String,
+    pub error: Option<String>,
+    pub associations: u64,
+    pub handovers: u64,
+    pub bytes: u64,
+    /// Already complete in the dataset; not analysed again.
+    pub reused: bool,
+    pub seconds: f64,
+}
+
+impl Outcome {
+    pub fn failed(&self) -> bool {
+        self.status == "failed"
+    }
+}
+
+/// Told as the batch advances (from worker threads).
+pub trait Progress: Sync {
+    fn input_done(&self, _outcome: &Outcome) {}
+}
+
+/// Nothing to tell.
+pub struct Silent;
+impl Progress for Silent {}
+
+/// The inputs of this run (shard applied), and the parameter columns of
+/// the run: one per swept parameter of any input, typed for all.
+pub fn plan(
+    inputs: Vec<Input>,
+    shard: Option<(u64, u64)>,
+) -> (Vec<Input>, Vec<(String, ParamType)>) {
+    let inputs: Vec<Input> = match shard {
+        Some((i, n)) => inputs
+            .into_iter()
+            .filter(|x| dataset::in_shard(&x.source, i, n))
+            .collect(),
+        None => inputs,
+    };
+    let mut params: Vec<(String, ParamType)> = Vec::new();
+    for run in inputs.iter().filter_map(|i| i.run.as_ref()) {
+        for (name, value) in &run.params {
+            let numeric = value.parse::<f64>().is_ok();
+            match params.iter_mut().find(|(n, _)| n == name) {
+                Some((_, ty)) => {
+                    if !numeric {
+                        *ty = ParamType::Text;
+                    }
+                }
+                None => params.push((
+                    name.clone(),
+                    if numeric {
+                        ParamType::Number
+                    } else {
+                        ParamType::Text
+                    },
+                )),
+            }
+        }
+    }
+    (inputs, params)
+}
+
+/// What identifies the analysis settings in the dataset's records: a rerun
+/// with other settings redoes every input.
+pub fn fingerprint(config: &BatchConfig) -> String {
+    let mut options = config.options.clone();
+    options.handover.anchors.clear();
+    let text = format!(
+        "{:?}|{:?}|{}|{}",
+        options,
+        config.format,
+        config.harness_files,
+        env!("CARGO_PKG_VERSION")
+    );
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
+}
+
+/// Runs the batch; outcomes in input order.
+pub fn run(
+    inputs: Vec<Input>,
+    params: &[(String, ParamType)],
+    config: &BatchConfig,
+    progress: &dyn Progress,
+) -> anyhow::Result<Vec<Outcome>> {
+    let dataset = Dataset::open(&config.out, config.format)?;
+    let fingerprint = fingerprint(config);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.jobs)
+        .build()?;
+    let outcomes = pool.install(|| {
+        use rayon::prelude::*;
+        inputs
+            .par_iter()
+            .map(|input| {
+                let outcome = match (!config.force)
+                    .then(|| dataset.completed(input, &fingerprint))
+                    .flatten()
+                {
+                    Some(done) => Outcome {
+                        source: done.source,
+                        status: done.status,
+                        error: done.error,
+                        associations: done.associations,
+                        handovers: done.handovers,
+                        bytes: input.size.unwrap_or(0),
+                        reused: true,
+                        seconds: 0.0,
+                    },
+                    None => process(input, params, config, &dataset, &fingerprint),
+                };
+                progress.input_done(&outcome);
+                outcome
+            })
+            .collect()
+    });
+    Ok(outcomes)
+}
+
+fn provenance(input: &Input, params: &[(String, ParamType)]) -> Provenance {
+    let run = input.run.as_ref();
+    Provenance {
+        source: input.source.clone(),
+        scenario: run.and_then(|r| r.scenario.clone()),
+        repetition: run.and_then(|r| r.repetition),
+        capture_side: run.and_then(|r| r.side.clone()),
+        params: params
+            .iter()
+            .map(|(name, ty)| {
+                let value = run
+                    .and_then(|r| r.params.iter().find(|(n, _)| n == name))
+                    .map(|(_, v)| match v.parse::<f64>() {
+                        Ok(x) if *ty == ParamType::Number => ParamValue::Number(x),
+                        _ => ParamValue::Text(v.clone()),
+                    });
+                (name.clone(), *ty, value)
+            })
+            .collect(),
+    }
+}
+
+/// The analysis options of one input: the harness's event log and capture
+/// side when it left them beside the capture and none were given.
+pub fn options_for(input: &Input, config: &BatchConfig) -> Result<AnalysisOptions, String> {
+    let mut options = config.options.clone();
+    if !config.harness_files {
+        return Ok(options);
+    }
+    let Some(run) = &input.run else {
+        return Ok(options);
+    };
+    if options.handover.anchors.is_empty() {
+        if let Some(events) = &run.events {
+            options.handover.anchors = anchors::load(events).map_err(|e| e.to_string())?;
+        }
+    }
+    if options.handover.capture_point == CapturePoint::Unknown {
+        options.handover.capture_point = match run.side.as_deref() {
+            Some("mn") => CapturePoint::Mn,
+            Some("cn") => CapturePoint::Cn,
+            _ => CapturePoint::Unknown,
+        };
+    }
+    Ok(options)
+}
+
+/// Streams finished associations into the part writers.
+struct TableSink<'a> {
+    tables: AssociationTables,
+    writers: Vec<PartWriter>,
+    provenance: &'a Provenance,
+    capture_point: CapturePoint,
+    error: Option<String>,
+}
+
+impl TableSink<'_> {
+    fn flush(&mut self) {
+        if self.error.is_some() {
+            return;
+        }
+        for (writer, (_, rows)) in self.writers.iter_mut().zip(self.tables.by_name()) {
+            if rows.is_empty() {
+                continue;
+            }
+            if let Err(e) = writer.write(rows, self.provenance) {
+                self.error = Some(format!("{e:#}"));
+                return;
+            }
+        }
+    }
+}
+
+impl ReportSink for TableSink<'_> {
+    fn association(&mut self, report: AssociationReport) {
+        self.tables.add(&report, self.capture_point);
+        if self.tables.rows() >= FLUSH_ROWS {
+            self.flush();
+        }
+    }
+}
+
+fn process(
+    input: &Input,
+    params: &[(String, ParamType)],
+    config: &BatchConfig,
+    dataset: &Dataset,
+    fingerprint: &str,
+) -> Outcome {
+    let started = Instant::now();
+    let key = dataset::key(&input.source);
+    let provenance = provenance(input, params);
+    let writers: Vec<PartWriter> = ["associations", "paths", "asconf", "events", "handovers"]
+        .iter()
+        .map(|t| PartWriter::new(dataset.part(t, &key), config.format))
+        .collect();
+    let mut sink = TableSink {
+        tables: AssociationTables::new(),
+        writers,
+        provenance: &provenance,
+        capture_point: config.options.handover.capture_point,
+        error: None,
+    };
+
+    let mut report = None;
+    let (status, error) = match &input.kind {
+        InputKind::NotCapture(why) => ("skipped", Some(why.clone())),
+        InputKind::Unreadable(why) => ("failed", Some(format!("{}: {why}", input.source))),
+        InputKind::Capture => match options_for(input, config) {
+            Err(e) => ("failed", Some(e)),
+            Ok(options) => {
+                sink.capture_point = options.handover.capture_point;
+                // A panic is a bug, but it must not cost the other inputs.
+                let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    analyze_stream(&input.path, &options, &mut sink)
+                }));
+                match result {
+                    Ok(Ok(r)) => {
+                        let status = if r.warning.is_some() {
+                            "truncated"
+                        } else {
+                            "ok"
+                        };
+                        let warning = r.warning.clone();
+                        report = Some(r);
+                        (status, warning)
+                    }
+                    Ok(Err(e)) => ("failed", Some(e.to_string())),
+                    Err(panic) => {
+                        let what = panic
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_default();
+                        (
+                            "failed",
+                            Some(format!(
+                                "{}: internal error (please report): {what}",
+                                input.source
+                            )),
+                        )
+                    }
+                }
+            }
+        },
+    };
+    // Everything of a failed input is dropped; its parts hold no rows.
+    if status == "failed" {
+        sink.tables = AssociationTables::new();
+    }
+    let mut finish = || -> anyhow::Result<()> {
+        if let Some(e) = sink.error.take() {
+            anyhow::bail!(e);
+        }
+        let TableSink {
+            tables, writers, ..
+        } = &mut sink;
+        for (writer, (_, rows)) in std::mem::take(writers).into_iter().zip(tables.by_name()) {
+            writer.finish(rows, &provenance)?;
+        }
+        Ok(())
+    };
+    let (status, error) = match finish() {
+        Ok(()) => (status.to_string(), error),
+        Err(e) => (
+            "failed".to_string(),
+            Some(format!("{}: writing tables: {e:#}", input.source)),
+        ),
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    let mut files = Rows::new(&schema::FILES);
+    file_row(
+        &mut files,
+        &FileOutcome {
+            status: &status,
+            error: error.clone(),
+            size_bytes: input.size,
+            report: report.as_ref(),
+            seconds,
+        },
+    );
+    let written = PartWriter::new(dataset.part("files", &key), config.format)
+        .finish(&mut files, &provenance)
+        .and_then(|_| {
+            dataset.mark_done(&Done {
+                source: input.source.clone(),
+                size: input.size,
+                modified_ns: input.modified_ns,
+                fingerprint: fingerprint.to_string(),
+                status: status.clone(),
+                error: error.clone(),
+                associations: report.as_ref().map_or(0, |r| r.associations),
+                handovers: report.as_ref().map_or(0, |r| r.handovers),
+                tool_version: env!("CARGO_PKG_VERSION").into(),
+            })
+        });
+    let (status, error) = match written {
+        Ok(()) => (status, error),
+        Err(e) => (
+            "failed".into(),
+            Some(format!("{}: writing tables: {e:#}", input.source)),
+        ),
+    };
+    Outcome {
+        source: input.source.clone(),
+        status,
+        error,
+        associations: report.as_ref().map_or(0, |r| r.associations),
+        handovers: report.as_ref().map_or(0, |r| r.handovers),
+        bytes: input.size.unwrap_or(0),
+        reused: false,
+        seconds,
+    }
+}

@@ -1,0 +1,224 @@
+//! Finding the inputs: paths given on the command line, directories walked
+//! recursively, captures told from other files by their magic numbers; and
+//! what the replay harness left beside each capture (scenario, swept
+//! parameters, repetition, ground-truth events).
+
+use sctp_handover::capture::{sniff, Sniff};
+use std::path::{Path, PathBuf};
+
+/// Files the harness writes beside its captures: not inputs of their own.
+const HARNESS_FILES: [&str; 4] = ["meta.json", "events.jsonl", "scenario.toml", "guest.log"];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputKind {
+    /// A capture by its magic number, or a file named on the command line
+    /// (whatever it holds: its error belongs in the results).
+    Capture,
+    /// Found in a directory, not a capture: listed, not analysed.
+    NotCapture(String),
+    /// Found in a directory, could not even be opened.
+    Unreadable(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub path: PathBuf,
+    /// The path as found, for messages and the `source` column.
+    pub source: String,
+    pub size: Option<u64>,
+    /// Modification time (ns since the epoch), for resuming.
+    pub modified_ns: Option<i128>,
+    pub kind: InputKind,
+    pub run: Option<HarnessRun>,
+}
+
+/// What the replay harness says about the run a capture belongs to.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HarnessRun {
+    pub scenario: Option<String>,
+    /// `rNN` of the run directory.
+    pub repetition: Option<u64>,
+    /// `mn` or `cn` (the capture's file stem).
+    pub side: Option<String>,
+    /// Swept parameters from the directory `name=value,name=value`.
+    pub params: Vec<(String, String)>,
+    /// The harness's ground-truth event log beside the capture.
+    pub events: Option<PathBuf>,
+}
+
+/// Where finding inputs went wrong without stopping the rest.
+#[derive(Debug, Clone)]
+pub struct WalkProblem {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+/// Every input under `paths`, in a deterministic order: each argument in
+/// the order given, directory entries sorted by name.
+pub fn discover(paths: &[PathBuf]) -> (Vec<Input>, Vec<WalkProblem>) {
+    let mut inputs = Vec::new();
+    let mut problems = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut inputs, &mut problems);
+        } else {
+            inputs.push(input(p, InputKind::Capture));
+        }
+    }
+    (inputs, problems)
+}
+
+fn walk(dir: &Path, inputs: &mut Vec<Input>, problems: &mut Vec<WalkProblem>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            problems.push(WalkProblem {
+                path: dir.to_owned(),
+                reason: format!("cannot list the directory: {e}"),
+            });
+            return;
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // Hidden files and folders (.git, a dataset's temporaries) and
+        // the harness's own files are not inputs.
+        if name.starts_with('.') || HARNESS_FILES.contains(&name.as_str()) {
+            continue;
+        }
+        // Symbolic links are followed for files only, so a link cannot
+        // make the walk loop.
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            walk(&path, inputs, problems);
+            continue;
+        }
+        if !path.is_file() {
+            continue;
+        }
+        let kind = match sniff(&path) {
+            Ok(Sniff::Capture) => InputKind::Capture,
+            Ok(Sniff::Empty) if looks_like_capture_name(&name) => InputKind::Capture,
+            Ok(Sniff::Empty) => InputKind::NotCapture("empty file".into()),
+            Ok(Sniff::Other(_)) if looks_like_capture_name(&name) => InputKind::Capture,
+            Ok(Sniff::Other(head)) => {
+                InputKind::NotCapture(format!("not a pcap or pcapng capture (starts with {head})"))
+            }
+            Err(e) => InputKind::Unreadable(format!("cannot read: {e}")),
+        };
+        inputs.push(input(&path, kind));
+    }
+}
+
+/// Names that promise a capture: such a file is analysed (and reported
+/// as damaged) even when its magic number is wrong.
+fn looks_like_capture_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    [".pcap", ".pcapng", ".cap", ".ntar", ".dmp"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+}
+
+fn input(path: &Path, kind: InputKind) -> Input {
+    let meta = std::fs::metadata(path).ok();
+    let modified_ns = meta
+        .as_ref()
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i128);
+    let run = (kind == InputKind::Capture)
+        .then(|| harness_run(path))
+        .flatten();
+    Input {
+        path: path.to_owned(),
+        source: path.display().to_string(),
+        size: meta.map(|m| m.len()),
+        modified_ns,
+        kind,
+        run,
+    }
+}
+
+/// The harness's run beside `capture`: `OUT/<scenario>/<set>/rNN/{mn,cn}.pcap`
+/// with meta.json and scenario.toml. None when neither file is there.
+pub fn harness_run(capture: &Path) -> Option<HarnessRun> {
+    let dir = capture.parent()?;
+    let meta = std::fs::read_to_string(dir.join("meta.json")).ok();
+    let scenario_toml = std::fs::read_to_string(dir.join("scenario.toml")).ok();
+    if meta.is_none() && scenario_toml.is_none() {
+        return None;
+    }
+    let scenario = meta
+        .as_deref()
+        .and_then(|m| serde_json::from_str::<serde_json::Value>(m).ok())
+        .and_then(|v| v["scenario"].as_str().map(str::to_owned))
+        .or_else(|| {
+            scenario_toml
+                .as_deref()
+                .and_then(|t| t.parse::<toml::Table>().ok())
+                .and_then(|t| t.get("name").and_then(|n| n.as_str()).map(str::to_owned))
+        });
+    let dir_name = |d: &Path| d.file_name().map(|n| n.to_string_lossy().into_owned());
+    let repetition =
+        dir_name(dir).and_then(|n| n.strip_prefix('r').and_then(|d| d.parse::<u64>().ok()));
+    // The set directory names the swept parameters, `default` none.
+    let params = match (repetition, dir.parent().and_then(dir_name)) {
+        (Some(_), Some(set)) if set != "default" => parse_set(&set),
+        _ => Vec::new(),
+    };
+    let side = capture
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| s == "mn" || s == "cn");
+    let events = Some(dir.join("events.jsonl")).filter(|p| p.is_file());
+    Some(HarnessRun {
+        scenario,
+        repetition,
+        side,
+        params,
+        events,
+    })
+}
+
+/// `rto=200,pmr=2` → [("rto", "200"), ("pmr", "2")]; anything else → none.
+fn parse_set(set: &str) -> Vec<(String, String)> {
+    let pairs: Option<Vec<(String, String)>> = set
+        .split(',')
+        .map(|kv| {
+            kv.split_once('=')
+                .filter(|(k, _)| !k.is_empty())
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        })
+        .collect();
+    pairs.unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_directories() {
+        assert_eq!(
+            parse_set("rto=200,pmr=2"),
+            vec![("rto".into(), "200".into()), ("pmr".into(), "2".into())]
+        );
+        assert!(parse_set("default").is_empty());
+        assert!(parse_set("rto=200,oops").is_empty());
+    }
+
+    #[test]
+    fn capture_names() {
+        assert!(looks_like_capture_name("a.PCAP"));
+        assert!(looks_like_capture_name("a.pcapng.gz"));
+        assert!(!looks_like_capture_name("notes.txt"));
+    }
+}

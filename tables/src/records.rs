@@ -1,0 +1,724 @@
+//! Analysis results → table rows: one function per table, each pushing its
+//! columns in the order `schema` defines them.
+
+use crate::rows::Rows;
+use crate::schema;
+use sctp_handover::analysis::{AssociationReport, FileReport};
+use sctp_handover::events::{Event, EventKind};
+use sctp_handover::handover::{CapturePoint, Component, Handover, SwitchClass};
+use sctp_handover::time::{Nanos, Timestamp};
+use sctp_handover::track::rto::RttStats;
+use std::collections::{HashMap, HashSet};
+
+/// The rows of every table but `files`, for the associations of one input.
+pub struct AssociationTables {
+    pub associations: Rows,
+    pub paths: Rows,
+    pub asconf: Rows,
+    pub events: Rows,
+    pub handovers: Rows,
+}
+
+impl Default for AssociationTables {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl AssociationTables {
+    pub fn new() -> Self {
+        AssociationTables {
+            associations: Rows::new(&schema::ASSOCIATIONS),
+            paths: Rows::new(&schema::PATHS),
+            asconf: Rows::new(&schema::ASCONF),
+            events: Rows::new(&schema::EVENTS),
+            handovers: Rows::new(&schema::handovers()),
+        }
+    }
+
+    /// The tables in `schema::all()` order, after `files`.
+    pub fn by_name(&mut self) -> [(&'static str, &mut Rows); 5] {
+        [
+            ("associations", &mut self.associations),
+            ("paths", &mut self.paths),
+            ("asconf", &mut self.asconf),
+            ("events", &mut self.events),
+            ("handovers", &mut self.handovers),
+        ]
+    }
+
+    pub fn rows(&self) -> usize {
+        self.associations.len()
+            + self.paths.len()
+            + self.asconf.len()
+            + self.events.len()
+            + self.handovers.len()
+    }
+
+    /// Adds one finished association; `capture_point` is the file's (each
+    /// handover row carries it: the components depend on it).
+    pub fn add(&mut self, r: &AssociationReport, capture_point: CapturePoint) {
+        association_row(&mut self.associations, r);
+        path_rows(&mut self.paths, r);
+        asconf_rows(&mut self.asconf, r);
+        event_rows(&mut self.events, r);
+        for h in &r.handovers {
+            handover_row(&mut self.handovers, h, r.association.id, capture_point);
+        }
+    }
+}
+
+fn t(v: Timestamp) -> Option<i64> {
+    Some(v.0)
+}
+
+fn ms(v: Option<Nanos>) -> Option<f64> {
+    v.map(Nanos::as_millis_f64)
+}
+
+fn rtt(rows: &mut Rows, s: &RttStats) {
+    rows.u64(s.samples)
+        .f64(ms(s.min))
+        .f64(ms(s.mean()))
+        .f64(ms(s.max));
+}
+
+/// How a file was handled, beside what its analysis says.
+pub struct FileOutcome<'a> {
+    pub status: &'a str,
+    pub error: Option<String>,
+    pub size_bytes: Option<u64>,
+    pub report: Option<&'a FileReport>,
+    pub seconds: f64,
+}
+
+pub fn file_row(rows: &mut Rows, o: &FileOutcome<'_>) {
+    rows.text(o.status).str(o.error.clone()).u64(o.size_bytes);
+    match o.report {
+        Some(f) => {
+            let a = &f.accounting;
+            let link_types: Vec<String> = f.link_types.iter().map(u32::to_string).collect();
+            rows.text(format_name(f))
+                .bool(f.compressed)
+                .text(link_types.join(","))
+                .u64(f.frames);
+            for n in [
+                a.sctp,
+                a.sctp_truncated,
+                a.sctp_malformed,
+                a.capture_duplicates,
+                a.icmp_about_sctp,
+                a.ip_fragments,
+                a.not_sctp,
+                a.truncated,
+                a.malformed,
+                a.unsupported_link_type,
+                a.non_packet_records,
+            ] {
+                rows.u64(n);
+            }
+            let first_problem = f.problems.first();
+            rows.time(f.first_time.map(|x| x.0))
+                .time(f.last_time.map(|x| x.0))
+                .u64(f.time_order.regressions)
+                .u64(f.problems.len() as u64)
+                .u64(first_problem.map(|p| p.frame))
+                .str(first_problem.map(|p| p.reason.clone()))
+                .u64(f.checksum.verified.then_some(f.checksum.failures))
+                .u64(f.associations)
+                .u64(f.handovers)
+                .text(capture_point_name(f.capture_point));
+        }
+        None => {
+            rows.str(None::<String>)
+                .bool(None)
+                .str(None::<String>)
+                .u64(None);
+            for _ in 0..11 {
+                rows.u64(None);
+            }
+            rows.time(None)
+                .time(None)
+                .u64(None)
+                .u64(None)
+                .u64(None)
+                .str(None::<String>)
+                .u64(None)
+                .u64(None)
+                .u64(None)
+                .str(None::<String>);
+        }
+    }
+    rows.f64(o.seconds).text(env!("CARGO_PKG_VERSION"));
+    rows.end();
+}
+
+fn format_name(f: &FileReport) -> &'static str {
+    use sctp_handover::capture::CaptureFormat;
+    match f.format {
+        CaptureFormat::Pcap => "pcap",
+        CaptureFormat::PcapNanosecond => "pcap_nanosecond",
+        CaptureFormat::Pcapng => "pcapng",
+    }
+}
+
+pub fn capture_point_name(p: CapturePoint) -> &'static str {
+    match p {
+        CapturePoint::Mn => "mn",
+        CapturePoint::Cn => "cn",
+        CapturePoint::Middle => "middle",
+        CapturePoint::Unknown => "unknown",
+    }
+}
+
+pub fn class_name(c: SwitchClass) -> &'static str {
+    match c {
+        SwitchClass::Planned => "planned",
+        SwitchClass::Failover => "failover",
+        SwitchClass::Return => "return",
+        SwitchClass::Other => "other",
+    }
+}
+
+fn association_row(rows: &mut Rows, r: &AssociationReport) {
+    let a = &r.association;
+    let start = match a.start {
+        sctp_handover::track::assoc::Start::Init => "init",
+        sctp_handover::track::assoc::Start::InitAck => "init_ack",
+        sctp_handover::track::assoc::Start::MidStream => "mid_stream",
+    };
+    let addresses = |i: usize| -> String {
+        let list: Vec<String> = a.endpoints[i]
+            .addresses
+            .iter()
+            .map(|x| x.address.to_string())
+            .collect();
+        list.join(";")
+    };
+    let asconfs = r
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Asconf { .. }))
+        .count() as u64;
+    let failovers = r
+        .handovers
+        .iter()
+        .filter(|h| h.class == SwitchClass::Failover)
+        .count() as u64;
+    let d = &a.directions;
+    rows.u64(u64::from(a.id))
+        .text(start)
+        .u64(a.first_frame)
+        .time(t(a.first_time))
+        .u64(a.last_frame)
+        .time(t(a.last_time))
+        .f64(a.last_time.since(a.first_time).as_millis_f64())
+        .u64(a.established_frame)
+        .str(a.end)
+        .u64(a.end_frame)
+        .u64(a.packets)
+        .u64(u64::from(a.endpoints[0].port))
+        .u64(u64::from(a.endpoints[1].port))
+        .u64(a.endpoints[0].verification_tag.map(u64::from))
+        .u64(a.endpoints[1].verification_tag.map(u64::from))
+        .text(addresses(0))
+        .text(addresses(1))
+        .u64(a.paths.len() as u64)
+        .u64(d[0].counters.new_chunks)
+        .u64(d[1].counters.new_chunks)
+        .u64(d[0].counters.retransmitted_chunks)
+        .u64(d[1].counters.retransmitted_chunks)
+        .u64(d[0].counters.user_data_bytes)
+        .u64(d[1].counters.user_data_bytes)
+        .u64(asconfs)
+        .u64(r.handovers.len() as u64)
+        .u64(failovers)
+        .u64(
+            a.paths
+                .iter()
+                .map(|p| u64::from(p.inactive_transitions))
+                .sum::<u64>(),
+        );
+    rows.end();
+}
+
+fn path_rows(rows: &mut Rows, r: &AssociationReport) {
+    let a = &r.association;
+    for p in &a.paths {
+        rows.u64(u64::from(a.id))
+            .u64(u64::from(p.id))
+            .u64(p.sender as u64)
+            .text(p.src.to_string())
+            .text(p.dst.to_string())
+            .u64(p.first_frame)
+            .time(t(p.first_time))
+            .u64(p.last_frame)
+            .time(t(p.last_time))
+            .u64(p.packets)
+            .u64(p.bytes)
+            .u64(p.data_new)
+            .u64(p.data_retransmitted)
+            .u64(p.data_retransmitted_after_ack)
+            .u64(p.heartbeats_sent)
+            .u64(p.heartbeats_acked)
+            .u64(p.heartbeats_unanswered);
+        rtt(rows, &p.hb_rtt);
+        rtt(rows, &p.data_rtt);
+        let measured = p.rto.srtt.is_some();
+        rows.f64(ms(p.rto.srtt))
+            .f64(ms(p.rto.rttvar))
+            .f64(measured.then(|| p.rto.rto.as_millis_f64()))
+            .u64(p.confirmed_frame)
+            .time(p.confirmed_time.map(|x| x.0))
+            .bool(p.active)
+            .u64(u64::from(p.error_count))
+            .u64(u64::from(p.max_error_count))
+            .u64(u64::from(p.inactive_transitions))
+            .u64(p.icmp_errors);
+        rows.end();
+    }
+}
+
+fn asconf_rows(rows: &mut Rows, r: &AssociationReport) {
+    // ASCONF-ACKs by the frame of the ASCONF they answer.
+    let acks: HashMap<u64, &Event> = r
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::AsconfAck {
+                request_frame: Some(f),
+                ..
+            } => Some((*f, e)),
+            _ => None,
+        })
+        .collect();
+    let id = u64::from(r.association.id);
+    for e in &r.events {
+        let EventKind::Asconf {
+            path,
+            sender,
+            serial,
+            retransmission,
+            bytes,
+            requests,
+        } = &e.kind
+        else {
+            continue;
+        };
+        let ack = acks.get(&e.frame).copied();
+        let (ack_frame, ack_time, rtt_ms, ack_bytes, results) = match ack.map(|a| (a, &a.kind)) {
+            Some((
+                a,
+                EventKind::AsconfAck {
+                    rtt_ms,
+                    bytes,
+                    results,
+                    ..
+                },
+            )) => (
+                Some(a.frame),
+                Some(a.time.0),
+                *rtt_ms,
+                Some(*bytes as u64),
+                Some(results),
+            ),
+            _ => (None, None, None, None, None),
+        };
+        let push =
+            |rows: &mut Rows, request: Option<&sctp_handover::events::AsconfRequestEvent>| {
+                let result = request.and_then(|q| {
+                    results.and_then(|rs| rs.iter().find(|x| x.correlation_id == q.correlation_id))
+                });
+                rows.u64(id)
+                    .u64(e.frame)
+                    .time(t(e.time))
+                    .u64(*sender as u64)
+                    .u64(u64::from(*path))
+                    .u64(u64::from(*serial))
+                    .bool(*retransmission)
+                    .u64(*bytes as u64)
+                    .str(request.map(|q| q.op.name()))
+                    .u64(request.map(|q| u64::from(q.correlation_id)))
+                    .str(request.map(|q| q.address.to_string()))
+                    .bool(request.map(|q| q.wildcard))
+                    .u64(ack_frame)
+                    .time(ack_time)
+                    .f64(rtt_ms)
+                    .u64(ack_bytes)
+                    .str(result.map(|x| outcome_name(x.outcome)))
+                    .str(result.and_then(|x| x.error_cause));
+                rows.end();
+            };
+        if requests.is_empty() {
+            push(rows, None);
+        }
+        for q in requests {
+            push(rows, Some(q));
+        }
+    }
+}
+
+fn outcome_name(o: sctp_handover::events::AsconfOutcome) -> &'static str {
+    use sctp_handover::events::AsconfOutcome;
+    match o {
+        AsconfOutcome::Success => "success",
+        AsconfOutcome::ImpliedSuccess => "implied_success",
+        AsconfOutcome::Error => "error",
+        AsconfOutcome::NotProcessed => "not_processed",
+    }
+}
+
+/// One events row; unset columns are null.
+#[derive(Default)]
+struct EventRow {
+    endpoint: Option<u64>,
+    path: Option<u64>,
+    other_path: Option<u64>,
+    address: Option<String>,
+    request_frame: Option<u64>,
+    rtt_ms: Option<f64>,
+    serial: Option<u64>,
+    tsn: Option<u64>,
+    count: Option<u64>,
+    detail: Option<String>,
+}
+
+fn push_event(rows: &mut Rows, assoc: u64, frame: u64, time: Timestamp, kind: &str, r: EventRow) {
+    rows.u64(assoc)
+        .u64(frame)
+        .time(t(time))
+        .text(kind)
+        .u64(r.endpoint)
+        .u64(r.path)
+        .u64(r.other_path)
+        .str(r.address)
+        .u64(r.request_frame)
+        .f64(r.rtt_ms)
+        .u64(r.serial)
+        .u64(r.tsn)
+        .u64(r.count)
+        .str(r.detail);
+    rows.end();
+}
+
+fn event_rows(rows: &mut Rows, r: &AssociationReport) {
+    let id = u64::from(r.association.id);
+    let answered: HashSet<u64> = r
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::HeartbeatAck {
+                request_frame: Some(f),
+                ..
+            } => Some(f),
+            _ => None,
+        })
+        .collect();
+    // T3 expiries come from the handovers' failover analysis; they are
+    // merged in frame order with the tracker's events.
+    let mut expiries: Vec<(u64, Timestamp, EventRow)> = Vec::new();
+    for h in &r.handovers {
+        if let Some(f) = &h.failover {
+            for x in &f.expiries {
+                expiries.push((
+                    x.frame,
+                    x.time,
+                    EventRow {
+                        endpoint: Some(h.sender as u64),
+                        path: Some(u64::from(h.from_path)),
+                        tsn: Some(u64::from(x.first_tsn)),
+                        count: Some(x.retransmissions),
+                        ..Default::default()
+                    },
+                ));
+            }
+        }
+    }
+    expiries.sort_by_key(|x| x.0);
+    let mut pending = expiries.into_iter().peekable();
+    for e in &r.events {
+        while let Some((frame, time, _)) = pending.peek() {
+            if *frame > e.frame {
+                break;
+            }
+            let (frame, time, row) = (
+                *frame,
+                *time,
+                pending.next().map(|x| x.2).unwrap_or_default(),
+            );
+            push_event(rows, id, frame, time, "t3_expiry", row);
+        }
+        let (kind, row) = match &e.kind {
+            EventKind::AssociationStart { how } => (
+                "association_start",
+                EventRow {
+                    detail: Some((*how).into()),
+                    ..Default::default()
+                },
+            ),
+            EventKind::AssociationEnd { reason } => (
+                "association_end",
+                EventRow {
+                    detail: Some((*reason).into()),
+                    ..Default::default()
+                },
+            ),
+            EventKind::AddressLearned {
+                endpoint,
+                address,
+                how,
+            } => (
+                "address_learned",
+                EventRow {
+                    endpoint: Some(*endpoint as u64),
+                    address: Some(address.to_string()),
+                    detail: Some(
+                        match how {
+                            sctp_handover::events::AddressSource::Init => "init",
+                            sctp_handover::events::AddressSource::Observed => "observed",
+                            sctp_handover::events::AddressSource::Asconf => "asconf",
+                        }
+                        .into(),
+                    ),
+                    ..Default::default()
+                },
+            ),
+            EventKind::AddressDeleted { endpoint, address } => (
+                "address_deleted",
+                EventRow {
+                    endpoint: Some(*endpoint as u64),
+                    address: Some(address.to_string()),
+                    ..Default::default()
+                },
+            ),
+            EventKind::PathSeen { path, src, dst } => (
+                "path_seen",
+                EventRow {
+                    path: Some(u64::from(*path)),
+                    detail: Some(format!("{src} -> {dst}")),
+                    ..Default::default()
+                },
+            ),
+            EventKind::Heartbeat { path, .. } => {
+                if answered.contains(&e.frame) {
+                    continue;
+                }
+                (
+                    "heartbeat",
+                    EventRow {
+                        path: Some(u64::from(*path)),
+                        detail: Some("unanswered".into()),
+                        ..Default::default()
+                    },
+                )
+            }
+            EventKind::HeartbeatAck {
+                path,
+                reply_path,
+                request_frame,
+                rtt_ms,
+            } => (
+                "heartbeat",
+                EventRow {
+                    path: Some(u64::from(*path)),
+                    other_path: Some(u64::from(*reply_path)),
+                    request_frame: *request_frame,
+                    rtt_ms: *rtt_ms,
+                    detail: Some(
+                        if request_frame.is_some() {
+                            "answered"
+                        } else {
+                            "ack without captured request"
+                        }
+                        .into(),
+                    ),
+                    ..Default::default()
+                },
+            ),
+            EventKind::PathConfirmed { .. } => continue,
+            EventKind::Asconf {
+                path,
+                sender,
+                serial,
+                retransmission,
+                requests,
+                ..
+            } => {
+                let ops: Vec<String> = requests
+                    .iter()
+                    .map(|q| format!("{} {}", q.op.name(), q.address))
+                    .collect();
+                (
+                    "asconf",
+                    EventRow {
+                        endpoint: Some(*sender as u64),
+                        path: Some(u64::from(*path)),
+                        serial: Some(u64::from(*serial)),
+                        count: Some(requests.len() as u64),
+                        detail: Some(format!(
+                            "{}{}",
+                            ops.join(", "),
+                            if *retransmission {
+                                " (retransmission)"
+                            } else {
+                                ""
+                            }
+                        )),
+                        ..Default::default()
+                    },
+                )
+            }
+            EventKind::AsconfAck {
+                path,
+                serial,
+                request_frame,
+                rtt_ms,
+                results,
+                ..
+            } => {
+                let res: Vec<String> = results
+                    .iter()
+                    .map(|x| format!("{} {}: {}", x.op.name(), x.address, outcome_name(x.outcome)))
+                    .collect();
+                (
+                    "asconf_ack",
+                    EventRow {
+                        path: Some(u64::from(*path)),
+                        serial: Some(u64::from(*serial)),
+                        request_frame: *request_frame,
+                        rtt_ms: *rtt_ms,
+                        detail: Some(res.join(", ")),
+                        ..Default::default()
+                    },
+                )
+            }
+            EventKind::PeerPrimarySet { requester, address } => (
+                "peer_primary_set",
+                EventRow {
+                    endpoint: Some(*requester as u64),
+                    address: Some(address.to_string()),
+                    ..Default::default()
+                },
+            ),
+            EventKind::DataPathChange {
+                sender,
+                from_path: Some(from),
+                to_path,
+                tsn,
+            } => (
+                "path_switch",
+                EventRow {
+                    endpoint: Some(*sender as u64),
+                    path: Some(u64::from(*to_path)),
+                    other_path: Some(u64::from(*from)),
+                    tsn: Some(u64::from(*tsn)),
+                    ..Default::default()
+                },
+            ),
+            EventKind::DataPathChange {
+                from_path: None, ..
+            } => continue,
+            EventKind::Retransmission { .. } => continue,
+            EventKind::PathInactive { path, error_count } => (
+                "path_inactive",
+                EventRow {
+                    path: Some(u64::from(*path)),
+                    count: Some(u64::from(*error_count)),
+                    ..Default::default()
+                },
+            ),
+            EventKind::PathActive { path } => (
+                "path_active",
+                EventRow {
+                    path: Some(u64::from(*path)),
+                    ..Default::default()
+                },
+            ),
+            EventKind::IcmpError {
+                path,
+                reporter,
+                icmp_type,
+                icmp_code,
+            } => (
+                "icmp_error",
+                EventRow {
+                    path: path.map(u64::from),
+                    address: Some(reporter.to_string()),
+                    detail: Some(format!("type {icmp_type} code {icmp_code}")),
+                    ..Default::default()
+                },
+            ),
+        };
+        push_event(rows, id, e.frame, e.time, kind, row);
+    }
+    for (frame, time, row) in pending {
+        push_event(rows, id, frame, time, "t3_expiry", row);
+    }
+}
+
+fn component(rows: &mut Rows, c: Option<&Component>) {
+    match c {
+        Some(c) => {
+            rows.f64(c.ms)
+                .u64(c.from.and_then(|p| p.frame))
+                .u64(c.to.and_then(|p| p.frame))
+                .str(c.missing.clone());
+        }
+        None => {
+            rows.f64(None)
+                .u64(None)
+                .u64(None)
+                .str(Some("not a failover / no recognition"));
+        }
+    }
+}
+
+fn handover_row(rows: &mut Rows, h: &Handover, association: u32, capture_point: CapturePoint) {
+    let f = h.failover.as_ref();
+    rows.u64(u64::from(association))
+        .u64(h.sender as u64)
+        .u64(u64::from(h.from_path))
+        .u64(u64::from(h.to_path))
+        .text(h.from_src.to_string())
+        .text(h.from_dst.to_string())
+        .text(h.to_src.to_string())
+        .text(h.to_dst.to_string())
+        .text(class_name(h.class))
+        .text(capture_point_name(capture_point))
+        .u64(h.switch_frame)
+        .time(t(h.switch_time))
+        .u64(u64::from(h.switch_tsn))
+        .u64(u64::from(h.sequence_gap_tsn))
+        .u64(h.asconf.len() as u64)
+        .u64(h.dar_overhead_bytes as u64)
+        .u64(h.window.retransmissions)
+        .u64(h.window.retransmitted_after_ack)
+        .u64(h.window.dup_tsns_reported)
+        .u64(h.window.lost_in_switch)
+        .u64(f.map(|x| x.expiries.len() as u64))
+        .f64(f.and_then(|x| x.first_expiry_after_ms))
+        .f64(f.and_then(|x| x.rto_estimate_ms))
+        .u64(f.and_then(|x| x.observed_pmr.map(u64::from)))
+        .f64(f.and_then(|x| x.predicted_eq3_ms))
+        .f64(f.and_then(|x| x.predicted_eq4_ms));
+    let rec = h.recognition.as_ref();
+    for c in [
+        Some(&h.data_interrupt),
+        Some(&h.new_data_gap),
+        Some(&h.total_handover_latency),
+        Some(&h.network_disconnection),
+        Some(&h.transport_latency),
+        Some(&h.addip_sent),
+        Some(&h.setprim_sent),
+        Some(&h.sender_recovery),
+        Some(&h.path_confirmation),
+        f.map(|x| &x.detection),
+        f.map(|x| &x.failover_time),
+        rec.map(|x| &x.link_up_to_heartbeat),
+        rec.map(|x| &x.heartbeat_to_data),
+        rec.map(|x| &x.link_up_to_data),
+    ] {
+        component(rows, c);
+    }
+    rows.end();
+}

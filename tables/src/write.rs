@@ -1,0 +1,257 @@
+//! Rows → polars `DataFrame` → one part file, written in batches to a
+//! hidden temporary name and renamed into place only when complete.
+
+use crate::rows::{Rows, Values};
+use crate::schema::{self, Ty};
+use anyhow::Context;
+use polars::prelude::{
+    Column, CsvWriter, DataFrame, DataType, IntoColumn, NamedFrom, ParquetCompression,
+    ParquetWriter, PlSmallStr, PolarsResult, SerWriter, Series, StatisticsOptions, TimeUnit,
+    TimeZone,
+};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Output format of the tables (`--table-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFormat {
+    /// Apache Parquet, zstd-compressed (the default).
+    Parquet,
+    Csv,
+    /// Newline-delimited JSON, one object per row.
+    JsonLines,
+}
+
+impl TableFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            TableFormat::Parquet => "parquet",
+            TableFormat::Csv => "csv",
+            TableFormat::JsonLines => "jsonl",
+        }
+    }
+}
+
+/// A parameter value of a harness sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParamValue {
+    Number(f64),
+    Text(String),
+}
+
+/// The constant columns every row of one input carries (schema::PROVENANCE,
+/// then one column per swept parameter of the run).
+#[derive(Debug, Clone, Default)]
+pub struct Provenance {
+    pub source: String,
+    pub scenario: Option<String>,
+    pub repetition: Option<u64>,
+    pub capture_side: Option<String>,
+    /// (column name without prefix, value or null), in the run's column
+    /// order, with each column's type fixed for the whole run.
+    pub params: Vec<(String, ParamType, Option<ParamValue>)>,
+}
+
+/// A parameter column's type, the same for every part of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamType {
+    Number,
+    Text,
+}
+
+fn column(name: &str, values: &Values) -> PolarsResult<Column> {
+    let name = PlSmallStr::from(name);
+    Ok(match values {
+        Values::U64(v) => Column::new(name, v),
+        Values::I64(v) => Column::new(name, v),
+        Values::F64(v) => Column::new(name, v),
+        Values::Str(v) => Column::new(name, v),
+        Values::Bool(v) => Column::new(name, v),
+        Values::Time(v) => Series::new(name, v)
+            .cast(&DataType::Datetime(
+                TimeUnit::Nanoseconds,
+                Some(TimeZone::UTC),
+            ))?
+            .into_column(),
+    })
+}
+
+fn constant_str(name: &str, v: Option<&str>, height: usize) -> Column {
+    Column::new(PlSmallStr::from(name), vec![v; height])
+}
+
+/// The data frame of a batch of rows, provenance columns first.
+pub fn frame(rows: &Rows, p: &Provenance) -> PolarsResult<DataFrame> {
+    let height = rows.len();
+    let mut columns =
+        Vec::with_capacity(rows.columns.len() + schema::PROVENANCE.len() + p.params.len());
+    columns.push(constant_str("source", Some(&p.source), height));
+    columns.push(constant_str("scenario", p.scenario.as_deref(), height));
+    columns.push(Column::new("repetition".into(), vec![p.repetition; height]));
+    columns.push(constant_str(
+        "capture_side",
+        p.capture_side.as_deref(),
+        height,
+    ));
+    for (name, ty, value) in &p.params {
+        let col_name = format!("{}{name}", schema::PARAM_PREFIX);
+        columns.push(match ty {
+            ParamType::Number => {
+                let v = match value {
+                    Some(ParamValue::Number(x)) => Some(*x),
+                    _ => None,
+                };
+                Column::new(col_name.into(), vec![v; height])
+            }
+            ParamType::Text => {
+                let v = match value {
+                    Some(ParamValue::Number(x)) => Some(x.to_string()),
+                    Some(ParamValue::Text(s)) => Some(s.clone()),
+                    None => None,
+                };
+                Column::new(col_name.into(), vec![v; height])
+            }
+        });
+    }
+    for (c, values) in rows.columns.iter().zip(&rows.values) {
+        debug_assert!(c.ty != Ty::I64 || matches!(values, Values::I64(_)));
+        columns.push(column(c.name, values)?);
+    }
+    DataFrame::new(height, columns)
+}
+
+/// The part's file, shared with the polars writer so that it can be
+/// synced after the writer finished. Unbuffered: every write error reaches
+/// the writer (a full disk fails the part instead of truncating it).
+#[derive(Clone)]
+struct SharedFile(Arc<File>);
+
+impl Write for SharedFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        (&*self.0).write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        (&*self.0).flush()
+    }
+}
+
+enum Sink {
+    Parquet(Box<polars::io::parquet::write::BatchedWriter<SharedFile>>),
+    Csv(polars::io::csv::write::BatchedWriter<SharedFile>),
+    Json(polars::io::json::BatchedWriter<SharedFile>),
+}
+
+/// One table's part file for one input, written in batches.
+pub struct PartWriter {
+    temp: PathBuf,
+    path: PathBuf,
+    format: TableFormat,
+    sink: Option<Sink>,
+    file: Option<SharedFile>,
+    rows_written: u64,
+}
+
+impl PartWriter {
+    /// `path` is the final name; the part is written to a hidden sibling
+    /// (readers skip names starting with '.') and renamed by `finish`.
+    pub fn new(path: PathBuf, format: TableFormat) -> Self {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        PartWriter {
+            temp,
+            path,
+            format,
+            sink: None,
+            file: None,
+            rows_written: 0,
+        }
+    }
+
+    /// Writes `rows` (and clears them).
+    pub fn write(&mut self, rows: &mut Rows, provenance: &Provenance) -> anyhow::Result<()> {
+        let mut df = frame(rows, provenance).context("building a table batch")?;
+        df.rechunk_mut();
+        if self.sink.is_none() {
+            if let Some(dir) = self.temp.parent() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+            }
+            let file = File::create(&self.temp)
+                .with_context(|| format!("cannot create {}", self.temp.display()))?;
+            let shared = SharedFile(Arc::new(file));
+            self.file = Some(shared.clone());
+            let out = shared;
+            let schema = df.schema();
+            self.sink = Some(match self.format {
+                TableFormat::Parquet => Sink::Parquet(Box::new(
+                    ParquetWriter::new(out)
+                        .with_compression(ParquetCompression::Zstd(None))
+                        .with_statistics(StatisticsOptions::full())
+                        .batched(schema)?,
+                )),
+                TableFormat::Csv => Sink::Csv(
+                    CsvWriter::new(out)
+                        .include_header(true)
+                        .with_datetime_format(Some("%Y-%m-%dT%H:%M:%S%.9fZ".into()))
+                        .batched(schema)?,
+                ),
+                TableFormat::JsonLines => Sink::Json(polars::io::json::BatchedWriter::new(out)),
+            });
+        }
+        match self.sink.as_mut() {
+            Some(Sink::Parquet(w)) => w.write_batch(&df)?,
+            Some(Sink::Csv(w)) => w.write_batch(&df)?,
+            Some(Sink::Json(w)) => w.write_batch(&df)?,
+            None => {}
+        }
+        self.rows_written += df.height() as u64;
+        rows.clear();
+        Ok(())
+    }
+
+    /// Completes the file and renames it into place. A part with no rows
+    /// is still written, so that every table of every input exists.
+    pub fn finish(mut self, rows: &mut Rows, provenance: &Provenance) -> anyhow::Result<u64> {
+        if self.sink.is_none() || !rows.is_empty() {
+            self.write(rows, provenance)?;
+        }
+        match self.sink.take() {
+            Some(Sink::Parquet(w)) => {
+                w.finish()?;
+            }
+            Some(Sink::Csv(mut w)) => w.finish()?,
+            Some(Sink::Json(_)) | None => {}
+        }
+        if let Some(file) = self.file.take() {
+            file.0
+                .sync_all()
+                .with_context(|| format!("cannot sync {}", self.temp.display()))?;
+        }
+        std::fs::rename(&self.temp, &self.path).with_context(|| {
+            format!(
+                "cannot rename {} to {}",
+                self.temp.display(),
+                self.path.display()
+            )
+        })?;
+        Ok(self.rows_written)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for PartWriter {
+    fn drop(&mut self) {
+        // An abandoned part (error, panic) leaves no temporary behind.
+        if self.sink.is_some() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
