@@ -5,6 +5,9 @@ SHELL := /bin/bash
 # Compiled dependencies live outside the work tree so that repeated CI runs
 # (each a fresh clone) reuse them; a new machine simply builds from nothing.
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/sctp-handover/target
+# The Python interpreter (with pyarrow) the tests read tables back with.
+export SCTPHO_VENV ?= $(HOME)/.cache/sctp-handover/venv
+export SCTPHO_PYTHON ?= $(SCTPHO_VENV)/bin/python
 CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 SAMPLES := $(sort $(wildcard sample-captures/*/mn.pcap))
@@ -17,8 +20,13 @@ setup:
 build: setup
 	$(CARGO) build --release --workspace
 
-## Main job: analyse every bundled sample capture (mobile-node side).
+DEMO_OUT ?= demo-output
+
+## Main job: the batch over every bundled sample capture: tables in
+## $(DEMO_OUT)/tables, then the text summary of the mobile-node side.
 demo: build
+	$(RELEASE_BIN)/sctp-handover analyze sample-captures --out $(DEMO_OUT)/tables
+	@echo
 	$(RELEASE_BIN)/sctp-handover analyze $(SAMPLES)
 
 lint:

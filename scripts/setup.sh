@@ -6,8 +6,10 @@ set -euo pipefail
 
 # tshark: reference decoder for tests; tcpdump, user-mode-linux, iproute2,
 # kmod, ethtool: the replay harness; lua5.2: the dissector's core tests;
-# wireshark-dev, cmake, gcc: the C plugin (built with the plugin SDK).
-PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2 wireshark-dev cmake gcc)
+# wireshark-dev, cmake, gcc: the C plugin (built with the plugin SDK);
+# python3-venv: the virtual environment holding pyarrow, the second reader
+# of the tables in the tests.
+PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2 wireshark-dev cmake gcc python3-venv)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -35,4 +37,14 @@ fi
 if ! command -v cargo >/dev/null; then
   echo "setup: no Rust toolchain (cargo) found; install a stable toolchain with rustup" >&2
   exit 1
+fi
+
+# pyarrow (from PyPI) in a virtual environment kept beside the compiled
+# dependencies, so that clean clones reuse it; the tests read the tables
+# back with it ($SCTPHO_PYTHON, set by the Makefile).
+VENV=${SCTPHO_VENV:-$HOME/.cache/sctp-handover/venv}
+if ! "$VENV/bin/python" -c 'import pyarrow' 2>/dev/null; then
+  echo "setup: installing pyarrow into $VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check pyarrow
 fi

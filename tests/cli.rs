@@ -52,16 +52,20 @@ fn a_bad_file_among_good_ones_is_reported_and_the_rest_analysed() {
         "{err}"
     );
     assert!(err.contains("23 20 6e 6f"), "names the bytes found: {err}");
-    let doc: serde_json::Value = serde_json::from_str(&out).expect("JSON on stdout");
-    assert_eq!(doc["schema"], "sctp-handover/analysis");
-    assert_eq!(doc["schema_version"], 1);
-    let files = doc["files"].as_array().expect("files");
+    let records: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON lines on stdout"))
+        .collect();
+    assert_eq!(records[0]["record"], "header");
+    assert_eq!(records[0]["schema"], "sctp-handover/analysis");
+    assert_eq!(records[0]["schema_version"], 2);
+    let files: Vec<&serde_json::Value> = records.iter().filter(|r| r["record"] == "file").collect();
     assert_eq!(files.len(), 2);
     assert!(files[0]["error"]
         .as_str()
         .expect("error")
         .contains("README.md"));
-    let f = &files[1];
+    let f = files[1];
     let frames = f["frames"].as_u64().expect("frames");
     let counted: u64 = f["accounting"]
         .as_object()
@@ -72,11 +76,9 @@ fn a_bad_file_among_good_ones_is_reported_and_the_rest_analysed() {
     assert_eq!(counted, frames, "every frame in exactly one category");
     // Events carry frame numbers and exact epoch times (tshark's
     // frame.time_epoch format).
-    let asconf = f["events"]
-        .as_array()
-        .expect("events")
+    let asconf = records
         .iter()
-        .find(|e| e["event"] == "asconf")
+        .find(|e| e["record"] == "event" && e["event"] == "asconf")
         .expect("an ASCONF event");
     // Checked with tshark -e frame.number -e frame.time_epoch.
     assert_eq!(asconf["frame"], 60);
@@ -103,5 +105,27 @@ fn truncated_input_warns_but_succeeds() {
 fn usage_errors_are_explained() {
     let (code, _, err) = run(&["analyze"]);
     assert_eq!(code, 2);
-    assert!(err.contains("FILES"), "{err}");
+    assert!(err.contains("<PATH>"), "{err}");
+}
+
+#[test]
+fn the_tables_doc_matches_the_schema() {
+    let (code, reference, err) = run(&["tables-reference"]);
+    assert_eq!(code, 0, "{err}");
+    let doc = std::fs::read_to_string(common::repo_root().join("docs/tables.md"))
+        .expect("docs/tables.md");
+    assert!(
+        doc.ends_with(&reference),
+        "docs/tables.md's column reference is stale: regenerate it with `sctp-handover tables-reference`"
+    );
+    for table in [
+        "files",
+        "associations",
+        "paths",
+        "asconf",
+        "events",
+        "handovers",
+    ] {
+        assert!(reference.contains(&format!("## `{table}`")), "{table}");
+    }
 }

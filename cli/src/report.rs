@@ -3,8 +3,10 @@
 //! parallel and printed in input order.
 
 use crate::AnalyzeArgs;
-use sctp_handover::analysis::analyze_file;
-use sctp_handover::output::{json, summary};
+use sctp_handover::analysis::analyze_stream;
+use sctp_handover::output::jsonl::{self, JsonLines};
+use sctp_handover::output::summary::Summary;
+use std::panic::AssertUnwindSafe;
 use sctp_handover_tables::batch::{options_for, BatchConfig, Outcome};
 use sctp_handover_tables::inputs::{Input, InputKind};
 use std::io::Write;
@@ -79,71 +81,107 @@ pub fn batch_summary(
 }
 
 /// Without `--out`: each input's text summary or JSON lines on standard
-/// output (or `--output`). Returns whether an input failed.
+/// output (or `--output`), in input order. With one worker, or one input,
+/// output streams as associations finish; with several, each input's
+/// output is rendered in memory by its worker and written in order.
+/// Returns whether an input failed.
 pub fn run(inputs: Vec<Input>, config: &BatchConfig, args: &AnalyzeArgs) -> anyhow::Result<bool> {
     let mut out: Box<dyn Write> = match &args.output {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p)
-                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", p.display()))?,
-        )),
+        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).map_err(
+            |e| anyhow::anyhow!("cannot create {}: {e}", p.display()),
+        )?)),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    let mut failed = false;
-    let mut entries = Vec::new();
-    let mut analyses = Vec::new();
-    for input in &inputs {
-        match &input.kind {
-            InputKind::NotCapture(why) => {
-                eprintln!("sctp-handover: skipped {}: {why}", input.source);
-                continue;
-            }
-            InputKind::Unreadable(why) => {
-                failed = true;
-                eprintln!("sctp-handover: error: {}: {why}", input.source);
-                continue;
-            }
-            InputKind::Capture => {}
-        }
-        let options = match options_for(input, config) {
-            Ok(o) => o,
-            Err(e) => {
-                failed = true;
-                eprintln!("sctp-handover: error: {e}");
-                continue;
-            }
-        };
-        match analyze_file(&input.path, &options) {
-            Err(e) => {
-                failed = true;
-                eprintln!("sctp-handover: {e}");
-                entries.push((input.path.clone(), e.to_string()));
-            }
-            Ok(a) => {
-                if let Some(w) = &a.warning {
-                    eprintln!("sctp-handover: warning: {}: {w}", input.source);
-                }
-                if matches!(args.format, crate::Format::Text) {
-                    summary::write(&mut out, &a)?;
-                    writeln!(out)?;
-                } else {
-                    analyses.push(a);
-                }
-            }
-        }
+    let json = matches!(args.format, crate::Format::Json);
+    if json {
+        jsonl::header(&mut out)?;
     }
-    if matches!(args.format, crate::Format::Json) {
-        let mut files = Vec::new();
-        for a in &analyses {
-            files.push(json::FileEntry::Analysed(a));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.jobs)
+        .build()?;
+    let workers = pool.current_num_threads();
+    let mut failed = false;
+    if workers == 1 || inputs.len() == 1 {
+        for input in &inputs {
+            failed |= render(input, config, args, &mut out)?;
         }
-        for (path, error) in &entries {
-            files.push(json::FileEntry::Failed {
-                path,
-                error: error.clone(),
+    } else {
+        use rayon::prelude::*;
+        for chunk in inputs.chunks(workers * 2) {
+            let rendered: Vec<(bool, Vec<u8>)> = pool.install(|| {
+                chunk
+                    .par_iter()
+                    .map(|input| {
+                        let mut buffer = Vec::new();
+                        let failed = render(input, config, args, &mut buffer).unwrap_or(true);
+                        (failed, buffer)
+                    })
+                    .collect()
             });
+            for (f, buffer) in rendered {
+                failed |= f;
+                out.write_all(&buffer)?;
+            }
         }
-        json::write(&mut out, files)?;
     }
     out.flush()?;
     Ok(failed)
+}
+
+/// One input's output into `out`; log lines to standard error. Returns
+/// whether the input failed.
+fn render(
+    input: &Input,
+    config: &BatchConfig,
+    args: &AnalyzeArgs,
+    out: &mut dyn Write,
+) -> std::io::Result<bool> {
+    let json = matches!(args.format, crate::Format::Json);
+    let fail = |out: &mut dyn Write, message: String| -> std::io::Result<bool> {
+        eprintln!("sctp-handover: error: {message}");
+        if json {
+            jsonl::failed(out, &input.path, &message)?;
+        }
+        Ok(true)
+    };
+    match &input.kind {
+        InputKind::NotCapture(why) => {
+            eprintln!("sctp-handover: skipped {}: {why}", input.source);
+            return Ok(false);
+        }
+        InputKind::Unreadable(why) => return fail(out, format!("{}: {why}", input.source)),
+        InputKind::Capture => {}
+    }
+    let options = match options_for(input, config) {
+        Ok(o) => o,
+        Err(e) => return fail(out, e),
+    };
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        if json {
+            let mut sink = JsonLines::new(&mut *out, &input.path);
+            analyze_stream(&input.path, &options, &mut sink)
+                .map(|report| sink.finish(&report).map(|_| report))
+        } else {
+            let mut sink = Summary::new(args.all);
+            analyze_stream(&input.path, &options, &mut sink).map(|report| {
+                sink.finish(&report, &mut *out)
+                    .and_then(|()| writeln!(out))
+                    .map(|()| report)
+            })
+        }
+    }));
+    match result {
+        Ok(Ok(Ok(report))) => {
+            if let Some(w) = &report.warning {
+                eprintln!("sctp-handover: warning: {}: {w}", input.source);
+            }
+            Ok(false)
+        }
+        Ok(Ok(Err(io))) => Err(io),
+        Ok(Err(e)) => fail(out, e.to_string()),
+        Err(_) => fail(
+            out,
+            format!("{}: internal error (please report)", input.source),
+        ),
+    }
 }
