@@ -195,6 +195,30 @@ pub struct FileAnalysis {
     pub events: Vec<Event>,
 }
 
+impl FileAnalysis {
+    /// The file-level part (counts instead of the lists).
+    pub fn file_report(&self) -> FileReport {
+        FileReport {
+            path: self.path.clone(),
+            format: self.format,
+            compressed: self.compressed,
+            frames: self.frames,
+            first_time: self.first_time,
+            last_time: self.last_time,
+            accounting: self.accounting,
+            link_types: self.link_types.clone(),
+            problems: self.problems.clone(),
+            checksum: self.checksum,
+            time_order: self.time_order,
+            warning: self.warning.clone(),
+            counters: self.counters,
+            capture_point: self.capture_point,
+            associations: self.associations.len() as u64,
+            handovers: self.handovers.len() as u64,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct ChecksumReport {
     pub verified: bool,
