@@ -60,6 +60,8 @@ pub struct Footprint {
     pub inits: usize,
     pub open_addresses: usize,
     pub half_known: usize,
+    /// Heap entries of alive associations (entries left by retired ones
+    /// are purged once they outnumber these).
     pub deadlines: usize,
 }
 
@@ -77,7 +79,7 @@ impl Tracker {
             inits: self.by_init.len(),
             open_addresses: self.open_by_address.values().map(Vec::len).sum(),
             half_known: self.half_known.values().map(Vec::len).sum(),
-            deadlines: self.deadlines.len(),
+            deadlines: self.deadlines.len() - self.stale_deadlines,
         }
     }
 
