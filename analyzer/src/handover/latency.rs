@@ -81,7 +81,7 @@ impl HandoverEngine {
             directions,
             handovers,
             ..
-        }) = self.associations.get_mut(&id)
+        }) = self.associations.get_mut(&id).map(|a| &mut **a)
         else {
             return;
         };

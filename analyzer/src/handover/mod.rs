@@ -62,7 +62,8 @@ impl HandoverConfig {
 /// ([`HandoverEngine::retire`]), so retiring costs O(that association).
 pub struct HandoverEngine {
     config: HandoverConfig,
-    associations: FxHashMap<AssocId, Association>,
+    /// Boxed: the table stays small, and growing it moves pointers.
+    associations: FxHashMap<AssocId, Box<Association>>,
     /// The most recent data path switch, as built when its
     /// `DataPathChange` event went through (for callers that annotate
     /// frames as they stream; prefer [`HandoverEngine::last_handover`]).
@@ -105,7 +106,10 @@ impl HandoverEngine {
     /// latency started with, as at the end of a file.
     pub fn retire(&mut self, id: AssocId) -> (Vec<Event>, Vec<Handover>) {
         match self.associations.remove(&id) {
-            Some(a) => (a.events, a.handovers),
+            Some(a) => {
+                let a = *a;
+                (a.events, a.handovers)
+            }
             None => (Vec::new(), Vec::new()),
         }
     }

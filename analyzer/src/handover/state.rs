@@ -68,6 +68,7 @@ impl Direction {
     pub(super) fn path(&mut self, p: PathId) -> &mut PathData {
         let i = usize::from(p);
         if self.paths.len() <= i {
+            self.paths.reserve_exact(i + 1 - self.paths.len());
             self.paths.resize(i + 1, PathData::default());
         }
         &mut self.paths[i]

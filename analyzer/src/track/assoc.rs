@@ -49,6 +49,8 @@ impl Endpoint {
                 revived
             }
             None => {
+                // Endpoints have one or two addresses: grow one at a time.
+                self.addresses.reserve_exact(1);
                 self.addresses.push(AddressInfo {
                     address,
                     learned_from: vec![how],

@@ -239,6 +239,9 @@ impl Tracker {
             Some(p) => p,
             None => {
                 let p = a.paths.len() as PathId;
+                // Most associations have two or four paths, and a path is
+                // large: grow one at a time rather than by doubling.
+                a.paths.reserve_exact(1);
                 a.paths
                     .push(PathState::new(p, dg.src, dg.dst, sender, frame, time, rto));
                 a.path_index.insert((dg.src, dg.dst), p);

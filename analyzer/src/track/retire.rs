@@ -19,19 +19,20 @@ use std::ops::{Index, IndexMut};
 /// A heap entry: (due time, association), earliest first.
 pub(super) type Deadline = Reverse<(Timestamp, AssocId)>;
 
-/// The alive associations by id.
+/// The alive associations by id (boxed: the table stays small, and
+/// growing it moves pointers, not associations).
 #[derive(Default)]
-pub(super) struct Alive(FxHashMap<AssocId, Association>);
+pub(super) struct Alive(FxHashMap<AssocId, Box<Association>>);
 
 impl Alive {
     pub(super) fn get(&self, id: AssocId) -> Option<&Association> {
-        self.0.get(&id)
+        self.0.get(&id).map(|a| &**a)
     }
     fn insert(&mut self, a: Association) {
-        self.0.insert(a.id, a);
+        self.0.insert(a.id, Box::new(a));
     }
     fn remove(&mut self, id: AssocId) -> Option<Association> {
-        self.0.remove(&id)
+        self.0.remove(&id).map(|a| *a)
     }
     fn len(&self) -> usize {
         self.0.len()
