@@ -2,10 +2,12 @@
 //! Deterministic: the same arguments (and seed) give the same bytes.
 //!
 //! ```text
-//! gen_workload never-ending OUT.pcap [--associations 20000] [--seed 1]
+//! gen_workload never-ending OUT.pcap [--associations 20000] [--seed 1] [--shared-ports]
 //!     Associations that never end: each an INIT, INIT ACK, COOKIE ECHO,
 //!     COOKIE ACK, one DATA and its SACK, with its own ports and tags, all
-//!     within a few seconds (raw IPv4, nanosecond pcap).
+//!     within a few seconds (raw IPv4, nanosecond pcap). --shared-ports:
+//!     all on ports 2905 <-> 2905 (as M3UA does), each between its own
+//!     pair of addresses.
 //!
 //! gen_workload short OUT.pcap --megabytes 100 [--alive 200] [--seed 1]
 //!                             [--template sample-captures/koh-kim-1/mn.pcap]
@@ -177,15 +179,24 @@ fn init_value(tag: u32, tsn: u32, cookie: Option<&[u8]>) -> Vec<u8> {
 }
 
 /// (a) `associations` handshakes with one DATA and SACK each, never ended.
-fn never_ending(path: &Path, associations: u32, seed: u64) -> std::io::Result<PcapWriter> {
+fn never_ending(
+    path: &Path,
+    associations: u32,
+    seed: u64,
+    shared_ports: bool,
+) -> std::io::Result<PcapWriter> {
     let mut rng = Rng::new(seed);
     let mut w = PcapWriter::create(path, LINKTYPE_IPV4)?;
-    let server = [10, 1, 0, 1];
     // 200 µs per association: 20 000 of them within 4 s.
     let step = 200_000i64;
     for i in 0..associations {
         let client = [10, 2, (i >> 8) as u8, i as u8];
-        let ports = (10_000 + (i % 50_000) as u16, 5_000 + (i / 50_000) as u16);
+        let (server, ports) = if shared_ports {
+            ([10, 3, (i >> 8) as u8, i as u8], (2905, 2905))
+        } else {
+            let ports = (10_000 + (i % 50_000) as u16, 5_000 + (i / 50_000) as u16);
+            ([10, 1, 0, 1], ports)
+        };
         let back = (ports.1, ports.0);
         let (t0, t1) = (rng.tag(), rng.tag());
         let (tsn0, tsn1) = (rng.next() as u32, rng.next() as u32);
@@ -358,7 +369,7 @@ fn short(
 
 fn usage() -> ! {
     eprintln!(
-        "usage: gen_workload never-ending OUT [--associations N] [--seed S]\n       gen_workload short OUT --megabytes M [--alive A] [--seed S] [--template PCAP]"
+        "usage: gen_workload never-ending OUT [--associations N] [--seed S] [--shared-ports]\n       gen_workload short OUT --megabytes M [--alive A] [--seed S] [--template PCAP]"
     );
     std::process::exit(2)
 }
@@ -384,7 +395,11 @@ fn main() -> std::io::Result<()> {
     let (w, what) = match mode.as_str() {
         "never-ending" => {
             let n = number("--associations", 20_000) as u32;
-            (never_ending(&out, n, seed)?, format!("{n} associations"))
+            let shared = args.iter().any(|a| a == "--shared-ports");
+            (
+                never_ending(&out, n, seed, shared)?,
+                format!("{n} associations"),
+            )
         }
         "short" => {
             let template = option("--template").map_or_else(
