@@ -7,6 +7,7 @@ use crate::decode::{DecodeOptions, Decoded, Decoder};
 use crate::events::{Event, EventSink};
 use crate::handover::{CapturePoint, Handover, HandoverConfig, HandoverEngine};
 use crate::time::{Nanos, Timestamp};
+use crate::track::assoc::Association;
 use crate::track::dedup::DuplicateDetector;
 use crate::track::{PacketVerdict, TrackConfig, Tracker};
 use crate::wire::sctp::Packet as SctpPacket;
@@ -19,6 +20,8 @@ const MAX_LISTED_PROBLEMS: usize = 1000;
 #[derive(Debug, Clone)]
 pub struct AnalysisOptions {
     pub decode: DecodeOptions,
+    /// Includes when associations are finished and handed to the sink
+    /// ([`TrackConfig::end_linger`], [`TrackConfig::idle_timeout`]).
     pub track: TrackConfig,
     pub verify_checksum: bool,
     /// Copies of the same packet closer than this are capture duplicates.
@@ -125,21 +128,42 @@ pub struct FileReport {
     pub handovers: u64,
 }
 
+/// When and why an association was handed to the sink.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "why")]
+pub enum Retired {
+    /// It ended (SHUTDOWN COMPLETE, ABORT, superseded) and no packet of it
+    /// came for `end_linger`; noticed at `before_frame`, which was not
+    /// analysed yet.
+    Ended { before_frame: u64 },
+    /// No packet of it came for `idle_timeout`; noticed at `before_frame`.
+    Idle { before_frame: u64 },
+    /// The file ended (associations then come in id order).
+    EndOfFile,
+}
+
 /// One association, finished: it ended (SHUTDOWN COMPLETE, ABORT, a
-/// restart), went idle, or the file ended. Its events and handovers come
-/// with it, so that consumers need no global index.
+/// restart) and went quiet, went idle, or the file ended. Its events and
+/// handovers come with it, so that consumers need no global index.
 #[derive(Debug)]
 pub struct AssociationReport {
-    pub association: crate::track::assoc::Association,
-    /// Every data path switch of this association with its components.
+    pub association: Association,
+    /// Every data path switch of this association with its components,
+    /// in switch order.
     pub handovers: Vec<Handover>,
     /// This association's events, in frame order.
     pub events: Vec<Event>,
+    pub retired: Retired,
 }
 
 /// Receives each association once it is finished; the analysis keeps
 /// nothing of it afterwards (memory is bounded by what is alive).
+/// Associations arrive in the order they finish; ids are unique and
+/// increasing in order of creation within a file.
 pub trait ReportSink {
+    /// The time of the file's first frame (the origin of relative times),
+    /// called once before any association when the file has frames.
+    fn first_frame(&mut self, _time: Timestamp) {}
     fn association(&mut self, report: AssociationReport);
 }
 
@@ -163,12 +187,36 @@ pub struct FileAnalysis {
     pub warning: Option<String>,
     pub counters: crate::track::TrackCounters,
     /// In association id order.
-    pub associations: Vec<crate::track::assoc::Association>,
+    pub associations: Vec<Association>,
     pub capture_point: CapturePoint,
     /// Every data path switch with its latency components.
     pub handovers: Vec<Handover>,
     /// In frame order.
     pub events: Vec<Event>,
+}
+
+impl FileAnalysis {
+    /// The file-level part (counts instead of the lists).
+    pub fn file_report(&self) -> FileReport {
+        FileReport {
+            path: self.path.clone(),
+            format: self.format,
+            compressed: self.compressed,
+            frames: self.frames,
+            first_time: self.first_time,
+            last_time: self.last_time,
+            accounting: self.accounting,
+            link_types: self.link_types.clone(),
+            problems: self.problems.clone(),
+            checksum: self.checksum,
+            time_order: self.time_order,
+            warning: self.warning.clone(),
+            counters: self.counters,
+            capture_point: self.capture_point,
+            associations: self.associations.len() as u64,
+            handovers: self.handovers.len() as u64,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -202,9 +250,23 @@ impl Pipeline {
         }
     }
 
-    fn frame(&mut self, frame: &capture::Frame<'_>, sink: &mut dyn EventSink) {
+    fn frame<D: Downstream>(&mut self, frame: &capture::Frame<'_>, sink: &mut D) {
         let time = frame.timestamp;
-        self.first_time.get_or_insert(time);
+        if self.first_time.is_none() {
+            self.first_time = Some(time);
+            sink.first_frame(time);
+        }
+        // Associations finished by now leave before this frame is applied:
+        // a packet after the linger or idle time starts a new association.
+        while let Some(a) = self.tracker.retire_due(time) {
+            let before_frame = frame.number;
+            let why = if a.end.is_some() {
+                Retired::Ended { before_frame }
+            } else {
+                Retired::Idle { before_frame }
+            };
+            sink.retired(a, why);
+        }
         if let Some(prev) = self.previous_time {
             if time < prev {
                 let t = &mut self.time_order;
@@ -291,6 +353,13 @@ impl Pipeline {
 }
 
 impl Pipeline {
+    /// End of file: every association still alive is finished, in id order.
+    fn finish<D: Downstream>(&mut self, sink: &mut D) {
+        for a in self.tracker.retire_all() {
+            sink.retired(a, Retired::EndOfFile);
+        }
+    }
+
     fn report(
         self,
         path: &Path,
@@ -312,14 +381,72 @@ impl Pipeline {
             warning: outcome.warning,
             counters: self.tracker.counters,
             capture_point: self.options.handover.capture_point,
-            associations: self.tracker.associations.len() as u64,
+            associations: self.tracker.created(),
             handovers: 0,
         }
     }
 }
 
+/// Where the pipeline's events and finished associations go.
+trait Downstream: EventSink {
+    fn first_frame(&mut self, _time: Timestamp) {}
+    fn retired(&mut self, association: Association, why: Retired);
+}
+
+/// A caller's event sink; finished associations are dropped.
+struct EventsOnly<'a>(&'a mut dyn EventSink);
+
+impl EventSink for EventsOnly<'_> {
+    fn emit(&mut self, event: Event) {
+        self.0.emit(event);
+    }
+    fn observe(&mut self, observation: &crate::events::Observation) {
+        self.0.observe(observation);
+    }
+}
+
+impl Downstream for EventsOnly<'_> {
+    fn retired(&mut self, _: Association, _: Retired) {}
+}
+
+/// The handover engine, handing each finished association to a sink.
+struct Reports<'a> {
+    engine: HandoverEngine,
+    sink: &'a mut dyn ReportSink,
+    associations: u64,
+    handovers: u64,
+}
+
+impl EventSink for Reports<'_> {
+    fn emit(&mut self, event: Event) {
+        self.engine.emit(event);
+    }
+    fn observe(&mut self, observation: &crate::events::Observation) {
+        self.engine.observe(observation);
+    }
+}
+
+impl Downstream for Reports<'_> {
+    fn first_frame(&mut self, time: Timestamp) {
+        self.sink.first_frame(time);
+    }
+    fn retired(&mut self, association: Association, retired: Retired) {
+        let (events, handovers) = self.engine.retire(association.id);
+        self.associations += 1;
+        self.handovers += handovers.len() as u64;
+        self.sink.association(AssociationReport {
+            association,
+            handovers,
+            events,
+            retired,
+        });
+    }
+}
+
 /// Runs the pipeline with a caller's event sink (e.g. the C plugin's, which
-/// wraps its own handover engine); no association reports.
+/// wraps its own handover engine); no association reports. Finished
+/// associations still leave the tracker (late packets after
+/// `end_linger` / `idle_timeout` start new ones).
 pub fn analyze_file_with(
     path: &Path,
     options: &AnalysisOptions,
@@ -327,12 +454,15 @@ pub fn analyze_file_with(
 ) -> Result<FileReport, CaptureError> {
     let mut reader = capture::open(path)?;
     let mut pipeline = Pipeline::new(options);
-    let outcome = reader.for_each_frame(|frame| pipeline.frame(&frame, sink))?;
+    let mut events = EventsOnly(sink);
+    let outcome = reader.for_each_frame(|frame| pipeline.frame(&frame, &mut events))?;
+    pipeline.finish(&mut events);
     Ok(pipeline.report(path, &reader, outcome))
 }
 
 /// Analyses one capture file in a single streaming pass: each association
-/// goes to `sink` once it is finished, with its events and handovers.
+/// goes to `sink` as soon as it is finished (see [`Retired`]), with its
+/// events and handovers; memory is bounded by the associations alive.
 pub fn analyze_stream(
     path: &Path,
     options: &AnalysisOptions,
@@ -340,44 +470,24 @@ pub fn analyze_stream(
 ) -> Result<FileReport, CaptureError> {
     let mut reader = capture::open(path)?;
     let mut pipeline = Pipeline::new(options);
-    let mut engine = HandoverEngine::new(options.handover.clone());
-    let outcome = reader.for_each_frame(|frame| pipeline.frame(&frame, &mut engine))?;
-    let associations = std::mem::take(&mut pipeline.tracker.associations);
-    let (events, handovers) = engine.finish();
-    let mut events_of: Vec<Vec<Event>> = associations.iter().map(|_| Vec::new()).collect();
-    let mut handovers_of: Vec<Vec<Handover>> = associations.iter().map(|_| Vec::new()).collect();
-    for e in events {
-        if let Some(list) = events_of.get_mut(e.association as usize) {
-            list.push(e);
-        }
-    }
-    let mut handover_count = 0;
-    for h in handovers {
-        if let Some(list) = handovers_of.get_mut(h.association as usize) {
-            handover_count += 1;
-            list.push(h);
-        }
-    }
-    let association_count = associations.len() as u64;
-    for ((association, events), handovers) in
-        associations.into_iter().zip(events_of).zip(handovers_of)
-    {
-        sink.association(AssociationReport {
-            association,
-            handovers,
-            events,
-        });
-    }
+    let mut reports = Reports {
+        engine: HandoverEngine::new(options.handover.clone()),
+        sink,
+        associations: 0,
+        handovers: 0,
+    };
+    let outcome = reader.for_each_frame(|frame| pipeline.frame(&frame, &mut reports))?;
+    pipeline.finish(&mut reports);
     let mut report = pipeline.report(path, &reader, outcome);
-    report.associations = association_count;
-    report.handovers = handover_count;
+    report.associations = reports.associations;
+    report.handovers = reports.handovers;
     Ok(report)
 }
 
 /// Collects every finished association (for [`analyze_file`]).
 #[derive(Default)]
 struct Collect {
-    associations: Vec<crate::track::assoc::Association>,
+    associations: Vec<Association>,
     handovers: Vec<Handover>,
     events: Vec<Event>,
 }
@@ -396,9 +506,11 @@ pub fn analyze_file(path: &Path, options: &AnalysisOptions) -> Result<FileAnalys
     let mut all = Collect::default();
     let file = analyze_stream(path, options, &mut all)?;
     all.associations.sort_by_key(|a| a.id);
-    // Stable sorts: within a frame, events keep their emission order.
-    all.events.sort_by_key(|e| e.frame);
-    all.handovers.sort_by_key(|h| h.switch_frame);
+    // Stable sorts: within a frame and association, events keep their
+    // emission order.
+    all.events.sort_by_key(|e| (e.frame, e.association));
+    all.handovers
+        .sort_by_key(|h| (h.switch_frame, h.association));
     Ok(FileAnalysis {
         path: file.path,
         format: file.format,

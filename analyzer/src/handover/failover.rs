@@ -61,7 +61,7 @@ impl HandoverEngine {
         tsn: u32,
     ) {
         let burst = self.config.expiry_burst;
-        let d = &mut self.associations[association as usize].directions[sender];
+        let d = &mut self.assoc(association).directions[sender];
         match d.expiries.back_mut() {
             Some((p, e)) if *p == failed && time.since(e.last_time) <= burst => {
                 e.retransmissions += 1;

@@ -77,8 +77,15 @@ impl HandoverEngine {
     /// Total handover latency (Honda): effective transmission of L+1 minus
     /// that of L, once both are acknowledged.
     pub(super) fn resolve_pending(&mut self, id: AssocId, sender: EndpointId) {
-        let a = &mut self.associations[id as usize];
-        let d = &mut a.directions[sender];
+        let Some(Association {
+            directions,
+            handovers,
+            ..
+        }) = self.associations.get_mut(&id).map(|a| &mut **a)
+        else {
+            return;
+        };
+        let d = &mut directions[sender];
         let mut i = 0;
         while i < d.pending.len() {
             let p = &d.pending[i];
@@ -90,7 +97,7 @@ impl HandoverEngine {
             let switch_acked = acked(p.switch_tsn).is_some();
             match (acked(before), acked(gap), switch_acked) {
                 (Some(l), Some(l1), true) => {
-                    let h = &mut self.handovers[p.index];
+                    let h = &mut handovers[p.index];
                     h.sequence_gap_tsn = gap;
                     h.total_handover_latency = Component::between(
                         l.point("effective transmission of L"),
@@ -100,7 +107,7 @@ impl HandoverEngine {
                     d.pending.remove(i);
                 }
                 (None, _, true) if d.tsn(before).is_none() => {
-                    let h = &mut self.handovers[p.index];
+                    let h = &mut handovers[p.index];
                     h.sequence_gap_tsn = gap;
                     h.total_handover_latency =
                         Component::missing("TSN L (before the sequence gap) was not captured");

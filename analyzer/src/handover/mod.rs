@@ -11,10 +11,11 @@ mod recognition;
 mod state;
 mod switch;
 
-use crate::events::{Event, EventKind, EventSink, Observation};
+use crate::events::{AssocId, Event, EventKind, EventSink, Observation};
 use crate::time::Nanos;
 use crate::wire::sctp_param::AsconfOp;
 use anchors::Anchor;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use state::{Association, HeartbeatRecord, Mark};
 
@@ -56,29 +57,78 @@ impl HandoverConfig {
     }
 }
 
-/// Streams events through, computing handovers; keeps the events the JSON
-/// document lists.
+/// Streams events through, computing handovers. Keeps, per association,
+/// its events and handovers until the association is retired
+/// ([`HandoverEngine::retire`]), so retiring costs O(that association).
 pub struct HandoverEngine {
     config: HandoverConfig,
-    associations: Vec<Association>,
-    pub events: Vec<Event>,
-    pub handovers: Vec<Handover>,
+    /// Boxed: the table stays small, and growing it moves pointers.
+    associations: FxHashMap<AssocId, Box<Association>>,
+    /// The most recent data path switch, as built when its
+    /// `DataPathChange` event went through (for callers that annotate
+    /// frames as they stream; prefer [`HandoverEngine::last_handover`]).
+    pub handovers: LatestHandover,
+}
+
+/// The most recent handover of a [`HandoverEngine`] (a copy: components
+/// resolved later, like the total handover latency, are not updated).
+#[derive(Debug, Default)]
+pub struct LatestHandover(Option<Handover>);
+
+impl LatestHandover {
+    pub fn last(&self) -> Option<&Handover> {
+        self.0.as_ref()
+    }
 }
 
 impl HandoverEngine {
     pub fn new(config: HandoverConfig) -> Self {
         HandoverEngine {
             config,
-            associations: Vec::new(),
-            events: Vec::new(),
-            handovers: Vec::new(),
+            associations: FxHashMap::default(),
+            handovers: LatestHandover::default(),
         }
     }
 
-    /// Finishes: the events to keep and the handovers. A switch whose
-    /// sequence gap was never acknowledged keeps the reason it started with.
-    pub fn finish(self) -> (Vec<Event>, Vec<Handover>) {
-        (self.events, self.handovers)
+    /// The handover built by the last `DataPathChange` that was a switch.
+    pub fn last_handover(&self) -> Option<&Handover> {
+        self.handovers.last()
+    }
+
+    /// Associations with state in the engine.
+    pub fn alive(&self) -> usize {
+        self.associations.len()
+    }
+
+    /// Drops an association's state and returns its events (emission
+    /// order, which is frame order) and handovers (switch order). A switch
+    /// whose sequence gap was never acknowledged keeps the reason its total
+    /// latency started with, as at the end of a file.
+    pub fn retire(&mut self, id: AssocId) -> (Vec<Event>, Vec<Handover>) {
+        match self.associations.remove(&id) {
+            Some(a) => {
+                let a = *a;
+                (a.events, a.handovers)
+            }
+            None => (Vec::new(), Vec::new()),
+        }
+    }
+
+    /// Finishes: every association's events (by frame, then association)
+    /// and handovers (by switch frame, then association).
+    pub fn finish(mut self) -> (Vec<Event>, Vec<Handover>) {
+        let mut ids: Vec<AssocId> = self.associations.keys().copied().collect();
+        ids.sort_unstable();
+        let mut events = Vec::new();
+        let mut handovers = Vec::new();
+        for id in ids {
+            let (e, h) = self.retire(id);
+            events.extend(e);
+            handovers.extend(h);
+        }
+        events.sort_by_key(|e| e.frame);
+        handovers.sort_by_key(|h| h.switch_frame);
+        (events, handovers)
     }
 
     fn on_event(&mut self, e: &Event) {
@@ -181,7 +231,7 @@ impl HandoverEngine {
 impl EventSink for HandoverEngine {
     fn emit(&mut self, event: Event) {
         self.on_event(&event);
-        self.events.push(event);
+        self.assoc(event.association).events.push(event);
     }
 
     fn observe(&mut self, observation: &Observation) {

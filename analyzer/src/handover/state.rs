@@ -2,11 +2,12 @@
 //! history, counters, exchanges) and how the tracker's observations update it.
 
 use super::latency::Pending;
-use super::model::{AsconfExchange, Expiry, Point};
+use super::model::{AsconfExchange, Expiry, Handover, Point};
 use super::HandoverEngine;
-use crate::events::{AssocId, EndpointId, Observation, PathId};
+use crate::events::{AssocId, EndpointId, Event, Observation, PathId};
 use crate::time::Timestamp;
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
 use std::net::IpAddr;
 
 /// TSNs whose transmission/acknowledgement times are remembered per
@@ -67,6 +68,7 @@ impl Direction {
     pub(super) fn path(&mut self, p: PathId) -> &mut PathData {
         let i = usize::from(p);
         if self.paths.len() <= i {
+            self.paths.reserve_exact(i + 1 - self.paths.len());
             self.paths.resize(i + 1, PathData::default());
         }
         &mut self.paths[i]
@@ -118,19 +120,20 @@ pub(super) struct Association {
     pub(super) heartbeats: Vec<HeartbeatRecord>,
     /// (endpoint, source address) → first packet, and the last packet the
     /// endpoint sent from any other address before it.
-    pub(super) address_debut: HashMap<(EndpointId, IpAddr), (Mark, Option<Mark>)>,
-    pub(super) last_packet_from: HashMap<(EndpointId, IpAddr), Mark>,
+    pub(super) address_debut: FxHashMap<(EndpointId, IpAddr), (Mark, Option<Mark>)>,
+    pub(super) last_packet_from: FxHashMap<(EndpointId, IpAddr), Mark>,
     /// The endpoint whose address set changes by ASCONF.
     pub(super) mobile: Option<EndpointId>,
+    /// This association's events, in emission (frame) order.
+    pub(super) events: Vec<Event>,
+    /// Its data path switches, in switch order; pending total latencies
+    /// refer to them by index.
+    pub(super) handovers: Vec<Handover>,
 }
 
 impl HandoverEngine {
     pub(super) fn assoc(&mut self, id: AssocId) -> &mut Association {
-        let i = id as usize;
-        if self.associations.len() <= i {
-            self.associations.resize_with(i + 1, Association::default);
-        }
-        &mut self.associations[i]
+        self.associations.entry(id).or_default()
     }
 
     pub(super) fn on_observation(&mut self, o: &Observation) {

@@ -33,10 +33,10 @@ impl HandoverEngine {
         let HandoverEngine {
             config,
             associations,
-            handovers,
+            handovers: latest,
             ..
         } = self;
-        let a = &mut associations[id as usize];
+        let a = associations.get_mut(&id).expect("created above");
         let addr = |p: PathId, a: &Association| a.paths.get(usize::from(p)).copied();
         let (Some((old_src, old_dst)), Some((new_src, new_dst))) = (addr(old, a), addr(to, a))
         else {
@@ -195,9 +195,11 @@ impl HandoverEngine {
             failover,
             recognition,
         };
-        let index = handovers.len();
-        handovers.push(handover);
-        let d = &mut associations[id as usize].directions[sender];
+        latest.0 = Some(handover.clone());
+        let a = associations.get_mut(&id).expect("created above");
+        let index = a.handovers.len();
+        a.handovers.push(handover);
+        let d = &mut a.directions[sender];
         d.pending.push(Pending {
             index,
             switch_tsn: tsn,

@@ -1,4 +1,6 @@
-//! The JSON document (`--format json`), schema in docs/json-schema.md.
+//! The schema 1 JSON document: one document holding everything, built
+//! after the analysis. Superseded by [`super::jsonl`] (schema 2, streamed);
+//! kept while callers move over.
 
 use crate::analysis::FileAnalysis;
 use serde::Serialize;

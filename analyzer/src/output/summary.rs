@@ -1,12 +1,21 @@
-//! The human-readable terminal summary.
+//! The human-readable terminal summary, built as associations stream by.
+//!
+//! [`Summary`] is a [`ReportSink`]: it counts every association and keeps
+//! the rendered text of only those it will show (with handovers, failovers
+//! or anomalies; all of them with `--all`), so its memory is bounded by
+//! what is shown and its time is linear in the input. [`Summary::finish`]
+//! writes the file header and totals, the associations shown in id order,
+//! the handover table, and how many associations were left out.
 
-use crate::analysis::FileAnalysis;
-use crate::events::{AddressSource, EventKind};
+use crate::analysis::{AssociationReport, FileAnalysis, FileReport, ReportSink};
+use crate::events::{AddressSource, AssocId, Event, EventKind};
+use crate::handover::{Handover, SwitchClass};
 use crate::time::{Nanos, Timestamp};
 use crate::track::assoc::{Association, Start};
 use crate::track::rto::RttStats;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::fmt::Write as _;
-use std::io::Write;
+use std::io::{self, Write};
 
 fn ms(v: Option<Nanos>) -> String {
     v.map_or_else(|| "-".into(), |n| format!("{:.3}", n.as_millis_f64()))
@@ -33,13 +42,212 @@ fn rel(t: Timestamp, origin: Option<Timestamp>) -> String {
     }
 }
 
-pub fn write(out: &mut dyn Write, f: &FileAnalysis) -> std::io::Result<()> {
-    let mut s = String::new();
-    render(&mut s, f).expect("writing to a String cannot fail");
-    out.write_all(s.as_bytes())
+/// Why an association is worth showing beyond its handovers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Anomalies {
+    /// Paths inferred inactive (Path.Max.Retrans exceeded) at least once.
+    inactive_paths: usize,
+    /// ASCONFs (by serial and sender) never matched by an ASCONF-ACK.
+    unanswered_asconfs: usize,
+    malformed_chunks: u64,
+    aborted: bool,
 }
 
-fn render(s: &mut String, f: &FileAnalysis) -> std::fmt::Result {
+impl Anomalies {
+    fn of<'e>(a: &Association, events: impl Iterator<Item = &'e Event>) -> Self {
+        let mut asked: FxHashSet<(usize, u32)> = FxHashSet::default();
+        let mut answered: FxHashSet<u32> = FxHashSet::default();
+        for e in events {
+            match &e.kind {
+                EventKind::Asconf { sender, serial, .. } => {
+                    asked.insert((*sender, *serial));
+                }
+                EventKind::AsconfAck {
+                    serial,
+                    request_frame: Some(_),
+                    ..
+                } => {
+                    answered.insert(*serial);
+                }
+                _ => {}
+            }
+        }
+        Anomalies {
+            inactive_paths: a
+                .paths
+                .iter()
+                .filter(|p| p.inactive_transitions > 0)
+                .count(),
+            unanswered_asconfs: asked
+                .iter()
+                .filter(|(_, serial)| !answered.contains(serial))
+                .count(),
+            malformed_chunks: a.malformed_chunks,
+            aborted: a.end == Some("abort"),
+        }
+    }
+
+    fn any(&self) -> bool {
+        *self != Anomalies::default()
+    }
+
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        if self.inactive_paths > 0 {
+            let n = self.inactive_paths;
+            parts.push(format!("{n} path{} inferred inactive", plural(n)));
+        }
+        if self.unanswered_asconfs > 0 {
+            let n = self.unanswered_asconfs;
+            parts.push(format!("{n} unanswered ASCONF{}", plural(n)));
+        }
+        if self.malformed_chunks > 0 {
+            parts.push(format!("{} malformed chunk(s)", self.malformed_chunks));
+        }
+        if self.aborted {
+            parts.push("ended by ABORT".into());
+        }
+        parts.join(", ")
+    }
+}
+
+/// The terminal summary of one capture file, fed association by
+/// association (see the module documentation).
+pub struct Summary {
+    all: bool,
+    origin: Option<Timestamp>,
+    associations: u64,
+    handovers: u64,
+    failovers: u64,
+    anomalous: u64,
+    /// Rendered sections of the associations shown.
+    sections: Vec<(AssocId, String)>,
+    /// Handover table rows: (switch frame, association, row).
+    rows: Vec<(u64, AssocId, String)>,
+}
+
+impl Summary {
+    /// `all`: list every association, not only those with handovers,
+    /// failovers or anomalies.
+    pub fn new(all: bool) -> Self {
+        Summary {
+            all,
+            origin: None,
+            associations: 0,
+            handovers: 0,
+            failovers: 0,
+            anomalous: 0,
+            sections: Vec::new(),
+            rows: Vec::new(),
+        }
+    }
+
+    fn add<'e, 'h, E, H>(&mut self, a: &Association, events: E, handovers: H)
+    where
+        E: Iterator<Item = &'e Event> + Clone,
+        H: Iterator<Item = &'h Handover> + Clone,
+    {
+        self.associations += 1;
+        let anomalies = Anomalies::of(a, events.clone());
+        let switches = handovers.clone().count();
+        let failovers = handovers
+            .clone()
+            .filter(|h| h.class == SwitchClass::Failover)
+            .count();
+        self.handovers += switches as u64;
+        self.failovers += failovers as u64;
+        if anomalies.any() {
+            self.anomalous += 1;
+        }
+        if !(self.all || switches > 0 || anomalies.any()) {
+            return;
+        }
+        let mut text = String::new();
+        association(&mut text, self.origin, a, &anomalies, events)
+            .expect("writing to a String cannot fail");
+        self.sections.push((a.id, text));
+        for h in handovers {
+            self.rows
+                .push((h.switch_frame, h.association, handover_row(h)));
+        }
+    }
+
+    /// Writes the summary: header and totals, the associations shown (id
+    /// order), the handover table, and how many were left out.
+    pub fn finish(mut self, file: &FileReport, out: &mut dyn Write) -> io::Result<()> {
+        let mut s = String::new();
+        header(&mut s, file).expect("writing to a String cannot fail");
+        let mut totals = format!(
+            "  {} association{}, {} handover{} ({} failover{}), {} association{} with anomalies",
+            self.associations,
+            if self.associations == 1 { "" } else { "s" },
+            self.handovers,
+            if self.handovers == 1 { "" } else { "s" },
+            self.failovers,
+            if self.failovers == 1 { "" } else { "s" },
+            self.anomalous,
+            if self.anomalous == 1 { "" } else { "s" },
+        );
+        totals.push('\n');
+        s.push_str(&totals);
+        out.write_all(s.as_bytes())?;
+        self.sections.sort_by_key(|(id, _)| *id);
+        for (_, text) in &self.sections {
+            out.write_all(text.as_bytes())?;
+        }
+        self.rows.sort_by_key(|(frame, id, _)| (*frame, *id));
+        let mut s = String::new();
+        handover_table(&mut s, file, &self.rows).expect("writing to a String cannot fail");
+        let hidden = self.associations - self.sections.len() as u64;
+        if hidden > 0 {
+            writeln!(
+                s,
+                "\n… and {hidden} more association{} without handovers or anomalies (--all lists them)",
+                if hidden == 1 { "" } else { "s" }
+            )
+            .expect("writing to a String cannot fail");
+        }
+        out.write_all(s.as_bytes())
+    }
+}
+
+impl ReportSink for Summary {
+    fn first_frame(&mut self, time: Timestamp) {
+        self.origin = Some(time);
+    }
+
+    fn association(&mut self, report: AssociationReport) {
+        self.add(
+            &report.association,
+            report.events.iter(),
+            report.handovers.iter(),
+        );
+    }
+}
+
+/// The summary of an analysis collected in memory, listing every
+/// association.
+pub fn write(out: &mut dyn Write, f: &FileAnalysis) -> io::Result<()> {
+    let mut summary = Summary::new(true);
+    summary.origin = f.first_time;
+    let mut events: FxHashMap<AssocId, Vec<&Event>> = FxHashMap::default();
+    for e in &f.events {
+        events.entry(e.association).or_default().push(e);
+    }
+    let mut handovers: FxHashMap<AssocId, Vec<&Handover>> = FxHashMap::default();
+    for h in &f.handovers {
+        handovers.entry(h.association).or_default().push(h);
+    }
+    for a in &f.associations {
+        let e = events.get(&a.id).map_or(&[][..], Vec::as_slice);
+        let h = handovers.get(&a.id).map_or(&[][..], Vec::as_slice);
+        summary.add(a, e.iter().copied(), h.iter().copied());
+    }
+    summary.finish(&f.file_report(), out)
+}
+
+fn header(s: &mut String, f: &FileReport) -> std::fmt::Result {
     let span = match (f.first_time, f.last_time) {
         (Some(a), Some(b)) => format!(", {:.3} s", b.since(a).as_secs_f64()),
         _ => String::new(),
@@ -111,10 +319,6 @@ fn render(s: &mut String, f: &FileAnalysis) -> std::fmt::Result {
         .map(|(n, c)| format!("{n} {c}"))
         .collect();
     writeln!(s, "  chunks: {}", chunks.join(", "))?;
-    for assoc in &f.associations {
-        association(s, f, assoc)?;
-    }
-    handovers(s, f)?;
     Ok(())
 }
 
@@ -122,8 +326,32 @@ fn cell(c: &crate::handover::Component) -> String {
     c.ms.map_or_else(|| "-".into(), |v| format!("{v:.3}"))
 }
 
-fn handovers(s: &mut String, f: &FileAnalysis) -> std::fmt::Result {
-    if f.handovers.is_empty() {
+fn handover_row(h: &Handover) -> String {
+    format!(
+        "  {:>5} {:>3} {:>9} {:<8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>4}",
+        h.association,
+        format!("{}>{}", h.sender, 1 - h.sender),
+        format!("{}->{}", h.from_path, h.to_path),
+        format!("{:?}", h.class).to_lowercase(),
+        h.switch_frame,
+        cell(&h.data_interrupt),
+        cell(&h.total_handover_latency),
+        cell(&h.network_disconnection),
+        cell(&h.transport_latency),
+        cell(&h.addip_sent),
+        cell(&h.setprim_sent),
+        cell(&h.sender_recovery),
+        h.failover.as_ref().map_or_else(|| "-".into(), |x| cell(&x.failover_time)),
+        h.window.retransmissions
+    )
+}
+
+fn handover_table(
+    s: &mut String,
+    f: &FileReport,
+    rows: &[(u64, AssocId, String)],
+) -> std::fmt::Result {
+    if rows.is_empty() {
         return Ok(());
     }
     writeln!(s)?;
@@ -137,31 +365,19 @@ fn handovers(s: &mut String, f: &FileAnalysis) -> std::fmt::Result {
         "  {:>5} {:>3} {:>9} {:<8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>4}",
         "assoc", "dir", "paths", "class", "frame", "interrupt", "total", "network", "transport", "ADDIP", "SETPRIM", "recovery", "failover", "rtx"
     )?;
-    for h in &f.handovers {
-        writeln!(
-            s,
-            "  {:>5} {:>3} {:>9} {:<8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>4}",
-            h.association,
-            format!("{}>{}", h.sender, 1 - h.sender),
-            format!("{}->{}", h.from_path, h.to_path),
-            format!("{:?}", h.class).to_lowercase(),
-            h.switch_frame,
-            cell(&h.data_interrupt),
-            cell(&h.total_handover_latency),
-            cell(&h.network_disconnection),
-            cell(&h.transport_latency),
-            cell(&h.addip_sent),
-            cell(&h.setprim_sent),
-            cell(&h.sender_recovery),
-            h.failover.as_ref().map_or_else(|| "-".into(), |x| cell(&x.failover_time)),
-            h.window.retransmissions
-        )?;
+    for (_, _, row) in rows {
+        writeln!(s, "{row}")?;
     }
     Ok(())
 }
 
-fn association(s: &mut String, f: &FileAnalysis, a: &Association) -> std::fmt::Result {
-    let origin = f.first_time;
+fn association<'e>(
+    s: &mut String,
+    origin: Option<Timestamp>,
+    a: &Association,
+    anomalies: &Anomalies,
+    events: impl Iterator<Item = &'e Event>,
+) -> std::fmt::Result {
     let start = match a.start {
         Start::Init => "INIT",
         Start::InitAck => "INIT ACK (INIT not captured)",
@@ -182,6 +398,9 @@ fn association(s: &mut String, f: &FileAnalysis, a: &Association) -> std::fmt::R
         },
         a.packets
     )?;
+    if anomalies.any() {
+        writeln!(s, "  anomalies: {}", anomalies.describe())?;
+    }
     for (i, e) in a.endpoints.iter().enumerate() {
         let addrs: Vec<String> = e
             .addresses
@@ -280,7 +499,7 @@ fn association(s: &mut String, f: &FileAnalysis, a: &Association) -> std::fmt::R
             writeln!(s, "    new DATA on: {}", segs.join(", "))?;
         }
     }
-    for e in f.events.iter().filter(|e| e.association == a.id) {
+    for e in events {
         match &e.kind {
             EventKind::Asconf {
                 serial,

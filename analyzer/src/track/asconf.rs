@@ -37,7 +37,7 @@ impl Tracker {
             }
         }
         let serial = chunk.serial();
-        let a = &mut self.associations[ctx.assoc as usize];
+        let a = &mut self.associations[ctx.assoc];
         let existing = a
             .pending_asconfs
             .iter()
@@ -87,7 +87,7 @@ impl Tracker {
             }
         }
         let requester = ctx.receiver();
-        let a = &mut self.associations[ctx.assoc as usize];
+        let a = &mut self.associations[ctx.assoc];
         let found = a
             .pending_asconfs
             .iter()
@@ -116,7 +116,13 @@ impl Tracker {
             }
             match r.op {
                 AsconfOp::AddIp => {
-                    if a.endpoints[requester].learn(r.address, AddressSource::Asconf, ctx.frame) {
+                    if self.learn(
+                        ctx.assoc,
+                        requester,
+                        r.address,
+                        AddressSource::Asconf,
+                        ctx.frame,
+                    ) {
                         follow_ups.push(EventKind::AddressLearned {
                             endpoint: requester,
                             address: r.address,
@@ -125,6 +131,7 @@ impl Tracker {
                     }
                 }
                 AsconfOp::DeleteIp => {
+                    let a = &mut self.associations[ctx.assoc];
                     if let Some(info) = a.endpoints[requester].address_mut(r.address) {
                         info.deleted_frame = Some(ctx.frame);
                     }
@@ -134,6 +141,7 @@ impl Tracker {
                     });
                 }
                 AsconfOp::SetPrimary => {
+                    let a = &mut self.associations[ctx.assoc];
                     a.endpoints[ctx.sender].primary_destination = Some(r.address);
                     follow_ups.push(EventKind::PeerPrimarySet {
                         requester,

@@ -4,8 +4,8 @@ use super::path::PathState;
 use super::tsn::TsnLedger;
 use crate::events::{AddressSource, AsconfRequestEvent, EndpointId, PathId};
 use crate::time::Timestamp;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::HashMap;
 use std::net::IpAddr;
 
 #[derive(Debug, Clone, Serialize)]
@@ -49,6 +49,8 @@ impl Endpoint {
                 revived
             }
             None => {
+                // Endpoints have one or two addresses: grow one at a time.
+                self.addresses.reserve_exact(1);
                 self.addresses.push(AddressInfo {
                     address,
                     learned_from: vec![how],
@@ -137,12 +139,23 @@ pub struct Association {
     pub paths: Vec<PathState>,
     pub directions: [Direction; 2],
     pub packets: u64,
+    /// Chunks of this association that could not be decoded.
     #[serde(skip)]
-    pub(crate) path_index: HashMap<(IpAddr, IpAddr), PathId>,
+    pub malformed_chunks: u64,
+    #[serde(skip)]
+    pub(crate) path_index: FxHashMap<(IpAddr, IpAddr), PathId>,
     #[serde(skip)]
     pub(crate) pending_heartbeats: Vec<PendingHeartbeat>,
     #[serde(skip)]
     pub(crate) pending_asconfs: Vec<PendingAsconf>,
+    /// Keys this association put in the tracker's tag and INIT tables.
+    #[serde(skip)]
+    pub(crate) tag_keys: Vec<super::demux::TagKey>,
+    #[serde(skip)]
+    pub(crate) init_keys: Vec<super::demux::TagKey>,
+    /// Entries for it in the tracker's deadline heap.
+    #[serde(skip)]
+    pub(crate) queued_deadlines: u8,
 }
 
 impl Association {
@@ -166,9 +179,13 @@ impl Association {
             paths: Vec::new(),
             directions,
             packets: 0,
-            path_index: HashMap::new(),
+            malformed_chunks: 0,
+            path_index: FxHashMap::default(),
             pending_heartbeats: Vec::new(),
             pending_asconfs: Vec::new(),
+            tag_keys: Vec::new(),
+            init_keys: Vec::new(),
+            queued_deadlines: 0,
         }
     }
 

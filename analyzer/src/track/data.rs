@@ -16,7 +16,7 @@ impl Tracker {
         sink: &mut dyn EventSink,
     ) {
         let pmr = self.config.path_max_retrans;
-        let a = &mut self.associations[ctx.assoc as usize];
+        let a = &mut self.associations[ctx.assoc];
         let dir = &mut a.directions[ctx.sender];
         let class = dir
             .ledger
@@ -120,7 +120,7 @@ impl Tracker {
     ) {
         // A SACK from `sender` acknowledges the peer's DATA.
         let data_sender = ctx.receiver();
-        let a = &mut self.associations[ctx.assoc as usize];
+        let a = &mut self.associations[ctx.assoc];
         let dir = &mut a.directions[data_sender];
         dir.ledger.on_sack_counters(u64::from(dup_tsns));
         let sample = dir.ledger.on_sack(cumulative, gaps, ctx.time);

@@ -11,9 +11,9 @@ use crate::wire::sctp_chunk::{chunk_type, Chunk, InitChunk, FLAG_T};
 
 /// Key of the verification-tag table: a packet from `src_port` to
 /// `dst_port` carrying `tag` belongs to (association, sending endpoint).
-pub(super) type TagKey = (u16, u16, u32);
+pub(crate) type TagKey = (u16, u16, u32);
 
-fn port_pair(a: u16, b: u16) -> (u16, u16) {
+pub(super) fn port_pair(a: u16, b: u16) -> (u16, u16) {
     (a.min(b), a.max(b))
 }
 
@@ -46,6 +46,7 @@ impl Tracker {
             self.supersede(sport, dport, dg, frame, time, sink);
             let id = self.create(Start::Init, [sport, dport], frame, time, sink);
             self.by_init.insert((sport, dport, tag), id);
+            self.associations[id].init_keys.push((sport, dport, tag));
             self.set_tag(id, 0, tag);
             return (id, 0);
         }
@@ -74,16 +75,35 @@ impl Tracker {
             return (id, sender);
         }
         // A half-known association whose tag for this direction is unknown.
-        let candidates = self
-            .by_ports
-            .get(&port_pair(sport, dport))
-            .cloned()
-            .unwrap_or_default();
-        for &id in candidates.iter().rev() {
-            let a = &self.associations[id as usize];
-            if a.end.is_some() {
-                continue;
+        if let Some((id, sender)) = self.half_known_match(sport, dport, reflected, dg) {
+            if reflected {
+                self.set_tag(id, sender, vtag);
+            } else {
+                self.set_tag(id, 1 - sender, vtag);
             }
+            return (id, sender);
+        }
+        let id = self.create(Start::MidStream, [sport, dport], frame, time, sink);
+        if reflected {
+            self.set_tag(id, 0, vtag);
+        } else {
+            self.set_tag(id, 1, vtag);
+        }
+        (id, 0)
+    }
+
+    /// The newest open association on these ports whose tag for this
+    /// direction is unknown and whose addresses fit, with the sender.
+    fn half_known_match(
+        &self,
+        sport: u16,
+        dport: u16,
+        reflected: bool,
+        dg: &SctpDatagram<'_>,
+    ) -> Option<(AssocId, EndpointId)> {
+        let candidates = self.half_known.get(&port_pair(sport, dport))?;
+        for &id in candidates.iter().rev() {
+            let a = &self.associations[id];
             for sender in [0usize, 1] {
                 let receiver = 1 - sender;
                 let ports_match =
@@ -97,31 +117,28 @@ impl Tracker {
                     || a.endpoints[sender].has(dg.src))
                     || a.endpoints[receiver].has(dg.dst);
                 if ports_match && unknown && addresses_match {
-                    if reflected {
-                        self.set_tag(id, sender, vtag);
-                    } else {
-                        self.set_tag(id, receiver, vtag);
-                    }
-                    return (id, sender);
+                    return Some((id, sender));
                 }
             }
         }
-        let id = self.create(Start::MidStream, [sport, dport], frame, time, sink);
-        if reflected {
-            self.set_tag(id, 0, vtag);
-        } else {
-            self.set_tag(id, 1, vtag);
-        }
-        (id, 0)
+        None
     }
 
     /// Records the tag that packets sent to `endpoint` carry.
     fn set_tag(&mut self, id: AssocId, endpoint: EndpointId, tag: u32) {
-        let a = &mut self.associations[id as usize];
+        let a = &mut self.associations[id];
         a.endpoints[endpoint].verification_tag = Some(tag);
         let to = a.endpoints[endpoint].port;
         let from = a.endpoints[1 - endpoint].port;
-        self.by_tag.insert((from, to, tag), (id, 1 - endpoint));
+        let key = (from, to, tag);
+        if !a.tag_keys.contains(&key) {
+            a.tag_keys.push(key);
+        }
+        if a.endpoints.iter().all(|e| e.verification_tag.is_some()) {
+            let pp = port_pair(from, to);
+            super::retire::remove_from(&mut self.half_known, pp, id);
+        }
+        self.by_tag.insert(key, (id, 1 - endpoint));
     }
 
     fn create(
@@ -132,13 +149,12 @@ impl Tracker {
         time: Timestamp,
         sink: &mut dyn EventSink,
     ) -> AssocId {
-        let id = self.associations.len() as AssocId;
-        self.associations
-            .push(Association::new(id, start, ports, frame, time));
-        self.by_ports
-            .entry(port_pair(ports[0], ports[1]))
-            .or_default()
-            .push(id);
+        let id = self.next_id;
+        self.next_id = self
+            .next_id
+            .checked_add(1)
+            .expect("fewer than 2^32 associations in a file");
+        self.admit(Association::new(id, start, ports, frame, time));
         let how = match start {
             Start::Init => "init",
             Start::InitAck => "init_ack",
@@ -164,18 +180,19 @@ impl Tracker {
         time: Timestamp,
         sink: &mut dyn EventSink,
     ) {
-        let Some(ids) = self.by_ports.get(&port_pair(sport, dport)) else {
-            return;
-        };
-        for &id in ids {
-            let a = &mut self.associations[id as usize];
-            let same_ports = {
-                let p = a.ports();
-                (p[0] == sport && p[1] == dport) || (p[0] == dport && p[1] == sport)
-            };
-            if a.end.is_none() && same_ports && (a.involves(dg.src) || a.involves(dg.dst)) {
-                a.end = Some("superseded");
-                a.end_frame = Some(frame);
+        // Open associations on these ports that involve either address
+        // (deleted addresses included), oldest first.
+        let pp = port_pair(sport, dport);
+        let mut ids: Vec<AssocId> = [dg.src, dg.dst]
+            .iter()
+            .filter_map(|&address| self.open_by_address.get(&(pp, address)))
+            .flatten()
+            .copied()
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            if self.end(id, "superseded", frame) {
                 sink.emit(Event {
                     frame,
                     time,
@@ -199,12 +216,12 @@ impl Tracker {
         sink: &mut dyn EventSink,
     ) -> PathId {
         let rto = self.config.rto;
-        let a = &mut self.associations[id as usize];
+        let a = &mut self.associations[id];
         a.packets += 1;
         a.last_frame = frame;
         a.last_time = time;
         for (endpoint, address) in [(sender, dg.src), (1 - sender, dg.dst)] {
-            if a.endpoints[endpoint].learn(address, AddressSource::Observed, frame) {
+            if self.learn(id, endpoint, address, AddressSource::Observed, frame) {
                 sink.emit(Event {
                     frame,
                     time,
@@ -217,10 +234,14 @@ impl Tracker {
                 });
             }
         }
+        let a = &mut self.associations[id];
         let path = match a.path(dg.src, dg.dst) {
             Some(p) => p,
             None => {
                 let p = a.paths.len() as PathId;
+                // Most associations have two or four paths, and a path is
+                // large: grow one at a time rather than by doubling.
+                a.paths.reserve_exact(1);
                 a.paths
                     .push(PathState::new(p, dg.src, dg.dst, sender, frame, time, rto));
                 a.path_index.insert((dg.src, dg.dst), p);

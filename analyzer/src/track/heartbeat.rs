@@ -15,7 +15,7 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
 impl Tracker {
     pub(super) fn heartbeat(&mut self, ctx: &Ctx, info: &[u8], sink: &mut dyn EventSink) {
         let pmr = self.config.path_max_retrans;
-        let a = &mut self.associations[ctx.assoc as usize];
+        let a = &mut self.associations[ctx.assoc];
         let unanswered = a
             .pending_heartbeats
             .iter()
@@ -48,7 +48,7 @@ impl Tracker {
 
     pub(super) fn heartbeat_ack(&mut self, ctx: &Ctx, info: &[u8], sink: &mut dyn EventSink) {
         let hash = hash_bytes(info);
-        let a = &mut self.associations[ctx.assoc as usize];
+        let a = &mut self.associations[ctx.assoc];
         let found = a
             .pending_heartbeats
             .iter()

@@ -17,7 +17,7 @@ impl Tracker {
             return;
         };
         self.counters.icmp_errors_matched += 1;
-        let a = &mut self.associations[id as usize];
+        let a = &mut self.associations[id];
         let path = a.path(q.src, q.dst);
         if let Some(p) = path {
             a.paths[usize::from(p)].icmp_errors += 1;

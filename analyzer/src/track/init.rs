@@ -12,7 +12,6 @@ impl Tracker {
         init: &InitChunk<'_>,
         sink: &mut dyn EventSink,
     ) -> Result<(), &'static str> {
-        let a = &mut self.associations[ctx.assoc as usize];
         for param in init.params() {
             let Ok(param) = param else {
                 return Err("INIT parameter length runs past the chunk");
@@ -22,7 +21,13 @@ impl Tracker {
                     let Ok(address) = param.address() else {
                         return Err("INIT address parameter of the wrong length");
                     };
-                    if a.endpoints[ctx.sender].learn(address, AddressSource::Init, ctx.frame) {
+                    if self.learn(
+                        ctx.assoc,
+                        ctx.sender,
+                        address,
+                        AddressSource::Init,
+                        ctx.frame,
+                    ) {
                         sink.emit(ctx.event(EventKind::AddressLearned {
                             endpoint: ctx.sender,
                             address,
@@ -31,7 +36,7 @@ impl Tracker {
                     }
                 }
                 param_type::SUPPORTED_EXTENSIONS => {
-                    a.endpoints[ctx.sender].supported_extensions =
+                    self.associations[ctx.assoc].endpoints[ctx.sender].supported_extensions =
                         param.value().iter().map(|&t| chunk_type::name(t)).collect();
                 }
                 _ => {}

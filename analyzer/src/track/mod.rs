@@ -10,12 +10,15 @@ mod heartbeat;
 mod icmp;
 mod init;
 pub mod path;
+mod retire;
 pub mod rto;
 pub mod tsn;
 
 use crate::decode::SctpDatagram;
-use crate::events::{AssocId, EndpointId, Event, EventKind, EventSink, Observation, PathId};
-use crate::time::Timestamp;
+use crate::events::{
+    AddressSource, AssocId, EndpointId, Event, EventKind, EventSink, Observation, PathId,
+};
+use crate::time::{Nanos, Timestamp};
 use crate::wire::sctp::Packet as SctpPacket;
 use crate::wire::sctp_chunk::{
     chunk_type, AsconfAckChunk, AsconfChunk, Chunk, DataChunk, HeartbeatChunk, IDataChunk,
@@ -25,8 +28,11 @@ use crate::wire::Error as WireError;
 use assoc::Association;
 use demux::TagKey;
 use path::{ChunkCounts, Transition};
+pub use retire::Footprint;
+use retire::{Alive, Deadline};
 use rto::RtoConfig;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+use std::collections::BinaryHeap;
 use std::net::IpAddr;
 
 #[derive(Debug, Clone, Copy)]
@@ -35,6 +41,14 @@ pub struct TrackConfig {
     /// Path.Max.Retrans for the inferred active/inactive state (RFC 9260
     /// §16 default 5).
     pub path_max_retrans: u32,
+    /// An association that ended (SHUTDOWN COMPLETE, ABORT, superseded) is
+    /// finished once no packet of it came for this long (capture time), so
+    /// that late retransmissions still map to it. Default 10 s.
+    pub end_linger: Nanos,
+    /// An association without any packet for longer than this (capture
+    /// time) is finished; a later packet with its tags starts a new,
+    /// mid-stream association. Default 300 s.
+    pub idle_timeout: Nanos,
 }
 
 impl Default for TrackConfig {
@@ -42,6 +56,8 @@ impl Default for TrackConfig {
         TrackConfig {
             rto: RtoConfig::default(),
             path_max_retrans: 5,
+            end_linger: Nanos::from_millis(10_000),
+            idle_timeout: Nanos::from_millis(300_000),
         }
     }
 }
@@ -67,15 +83,31 @@ pub enum PacketVerdict {
     Malformed(&'static str),
 }
 
+/// Association and path state for the associations alive in a capture.
+///
+/// Memory is bounded by the associations alive: a finished association
+/// (see [`TrackConfig::end_linger`] and [`TrackConfig::idle_timeout`]) is
+/// handed out by [`Tracker::retire_due`] and leaves every table. All
+/// per-packet lookups are hash lookups; nothing scans all associations.
 pub struct Tracker {
     config: TrackConfig,
-    pub associations: Vec<Association>,
-    by_tag: HashMap<TagKey, (AssocId, EndpointId)>,
+    /// Alive associations by id (ids are unique and increasing in a file).
+    associations: Alive,
+    next_id: AssocId,
+    by_tag: FxHashMap<TagKey, (AssocId, EndpointId)>,
     /// INITs seen, by (src port, dst port, initiate tag), to fold INIT
     /// retransmissions into one association.
-    by_init: HashMap<TagKey, AssocId>,
-    /// Associations by unordered port pair, newest last.
-    by_ports: HashMap<(u16, u16), Vec<AssocId>>,
+    by_init: FxHashMap<TagKey, AssocId>,
+    /// Open (not ended) associations by unordered port pair and an address
+    /// of either endpoint: what a new INIT may supersede.
+    open_by_address: FxHashMap<((u16, u16), IpAddr), Vec<AssocId>>,
+    /// Open associations with a verification tag still unknown, by
+    /// unordered port pair, oldest first.
+    half_known: FxHashMap<(u16, u16), Vec<AssocId>>,
+    /// Retirement deadlines (min-heap, lazily re-pushed).
+    deadlines: BinaryHeap<Deadline>,
+    /// Heap entries of associations already retired.
+    stale_deadlines: usize,
     pub counters: TrackCounters,
 }
 
@@ -121,12 +153,67 @@ impl Tracker {
     pub fn new(config: TrackConfig) -> Self {
         Tracker {
             config,
-            associations: Vec::new(),
-            by_tag: HashMap::new(),
-            by_init: HashMap::new(),
-            by_ports: HashMap::new(),
+            associations: Alive::default(),
+            next_id: 0,
+            by_tag: FxHashMap::default(),
+            by_init: FxHashMap::default(),
+            open_by_address: FxHashMap::default(),
+            half_known: FxHashMap::default(),
+            deadlines: BinaryHeap::new(),
+            stale_deadlines: 0,
             counters: TrackCounters::default(),
         }
+    }
+
+    /// Associations created so far in this file (the next id).
+    pub fn created(&self) -> u64 {
+        u64::from(self.next_id)
+    }
+
+    /// An alive association.
+    pub fn association(&self, id: AssocId) -> Option<&Association> {
+        self.associations.get(id)
+    }
+
+    /// Records an address of `endpoint`; returns true when it is new (or
+    /// comes back after a deletion). Keeps the open-address index.
+    fn learn(
+        &mut self,
+        id: AssocId,
+        endpoint: EndpointId,
+        address: IpAddr,
+        how: AddressSource,
+        frame: u64,
+    ) -> bool {
+        let a = &mut self.associations[id];
+        let before = a.endpoints[endpoint].addresses.len();
+        let learned = a.endpoints[endpoint].learn(address, how, frame);
+        let new_here = a.endpoints[endpoint].addresses.len() > before;
+        if new_here && a.end.is_none() && !a.endpoints[1 - endpoint].has(address) {
+            let pp = demux::port_pair(a.endpoints[0].port, a.endpoints[1].port);
+            self.open_by_address
+                .entry((pp, address))
+                .or_default()
+                .push(id);
+        }
+        learned
+    }
+
+    /// Ends an association (once): it leaves the tables of open
+    /// associations and will be retired after [`TrackConfig::end_linger`].
+    /// Returns false when it had ended already.
+    fn end(&mut self, id: AssocId, reason: &'static str, frame: u64) -> bool {
+        let a = &mut self.associations[id];
+        if a.end.is_some() {
+            return false;
+        }
+        a.end = Some(reason);
+        a.end_frame = Some(frame);
+        // Its deadline moves earlier: the linger runs from its last packet.
+        let due = self.deadline(&self.associations[id]);
+        self.close(id);
+        self.schedule(id, due);
+        true
     }
 
     /// Applies one SCTP packet.
@@ -173,6 +260,7 @@ impl Tracker {
                     // packet; anything else is malformed.
                     if !(dg.cut && e == WireError::Truncated) {
                         self.counters.malformed_chunks += 1;
+                        self.associations[assoc].malformed_chunks += 1;
                         verdict = PacketVerdict::Malformed(match e {
                             WireError::Truncated => "chunk length runs past the packet",
                             WireError::Malformed(why) => why,
@@ -183,11 +271,12 @@ impl Tracker {
             };
             let t = chunk.chunk_type();
             self.counters.chunks.add(t);
-            self.associations[assoc as usize].paths[usize::from(path)]
+            self.associations[assoc].paths[usize::from(path)]
                 .chunks
                 .add(t);
             if let Err(why) = self.chunk(&ctx, &chunk, &mut errors_charged, sink) {
                 self.counters.malformed_chunks += 1;
+                self.associations[assoc].malformed_chunks += 1;
                 verdict = PacketVerdict::Malformed(why);
             }
         }
@@ -195,7 +284,7 @@ impl Tracker {
     }
 
     fn assoc(&mut self, ctx: &Ctx) -> &mut Association {
-        &mut self.associations[ctx.assoc as usize]
+        &mut self.associations[ctx.assoc]
     }
 
     fn transition(&self, ctx: &Ctx, path: PathId, t: Option<Transition>, sink: &mut dyn EventSink) {
@@ -280,10 +369,7 @@ impl Tracker {
                 } else {
                     "shutdown_complete"
                 };
-                let a = self.assoc(ctx);
-                if a.end.is_none() {
-                    a.end = Some(reason);
-                    a.end_frame = Some(ctx.frame);
+                if self.end(ctx.assoc, reason, ctx.frame) {
                     sink.emit(ctx.event(EventKind::AssociationEnd { reason }));
                 }
             }
