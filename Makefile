@@ -12,7 +12,7 @@ CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 SAMPLES := $(sort $(wildcard sample-captures/*/mn.pcap))
 
-.PHONY: setup build demo test lint lua-test samples install-plugin install-c-plugin clean
+.PHONY: setup build demo test lint lua-test samples install-plugin install-c-plugin bench-batch clean
 
 setup:
 	@scripts/setup.sh
@@ -40,6 +40,10 @@ lua-test:
 ## Every test: unit, integration against tshark, one real kernel replay.
 test: setup lint lua-test
 	scripts/cargo-test.sh
+
+## Batch figures for docs/performance.md (not part of `make test`).
+bench-batch: setup
+	scripts/bench-batch.sh
 
 ## The Lua plugin into the personal Wireshark plugin folder.
 PLUGIN_DIR ?= $(HOME)/.local/lib/wireshark/plugins

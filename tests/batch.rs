@@ -28,6 +28,21 @@ fn python() -> Command {
     Command::new(std::env::var("SCTPHO_PYTHON").unwrap_or_else(|_| "python3".into()))
 }
 
+/// `analyze INPUT --out OUT -q EXTRA...`, which must succeed.
+fn analyze_into(input: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "analyze",
+        input.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+        "-q",
+    ];
+    args.extend_from_slice(extra);
+    let o = run(&args);
+    assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+    o
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -232,14 +247,7 @@ fn close(a: &Value, b: &Value, what: &str) {
 fn the_tables_hold_the_numbers_of_the_per_file_json() {
     let dir = common::tempdir("batch-json");
     let out = dir.join("tables");
-    let o = run(&[
-        "analyze",
-        "sample-captures",
-        "--out",
-        out.to_str().expect("utf-8"),
-        "-q",
-    ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
+    analyze_into(Path::new("sample-captures"), &out, &[]);
     let files = table(&out, "files");
     let associations = table(&out, "associations");
     let paths = table(&out, "paths");
@@ -436,14 +444,7 @@ fn a_run_killed_midway_and_rerun_gives_the_tables_of_an_uninterrupted_run() {
     }
     let inputs = 6 * 4 * 2;
     let whole = dir.join("whole");
-    let o = run(&[
-        "analyze",
-        archive.to_str().expect("utf-8"),
-        "--out",
-        whole.to_str().expect("utf-8"),
-        "-q",
-    ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
+    analyze_into(&archive, &whole, &[]);
 
     let killed = dir.join("killed");
     let mut child = bin()
@@ -479,14 +480,7 @@ fn a_run_killed_midway_and_rerun_gives_the_tables_of_an_uninterrupted_run() {
         "killed midway: {finished_before} of {inputs} inputs complete"
     );
 
-    let o = run(&[
-        "analyze",
-        archive.to_str().expect("utf-8"),
-        "--out",
-        killed.to_str().expect("utf-8"),
-        "-q",
-    ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = analyze_into(&archive, &killed, &[]);
     let summary = text(&o.stdout);
     assert!(
         summary.contains(&format!("{finished_before} already complete")),
@@ -500,15 +494,7 @@ fn a_run_killed_midway_and_rerun_gives_the_tables_of_an_uninterrupted_run() {
     assert_eq!(dataset_contents(&killed), dataset_contents(&whole));
 
     // A third run has nothing to do; --force redoes everything, same tables.
-    let o = run(&[
-        "analyze",
-        archive.to_str().expect("utf-8"),
-        "--out",
-        killed.to_str().expect("utf-8"),
-        "-q",
-        "--force",
-    ]);
-    assert!(o.status.success());
+    let o = analyze_into(&archive, &killed, &["--force"]);
     assert!(!text(&o.stdout).contains("already complete"));
     assert_eq!(dataset_contents(&killed), dataset_contents(&whole));
 }
@@ -518,26 +504,10 @@ fn shards_split_the_inputs_and_write_one_dataset() {
     let dir = common::tempdir("batch-shard");
     let out = dir.join("tables");
     for shard in ["1/3", "2/3", "3/3"] {
-        let o = run(&[
-            "analyze",
-            "sample-captures",
-            "--out",
-            out.to_str().expect("utf-8"),
-            "-q",
-            "--shard",
-            shard,
-        ]);
-        assert!(o.status.success(), "{}", text(&o.stderr));
+        analyze_into(Path::new("sample-captures"), &out, &["--shard", shard]);
     }
     let whole = dir.join("whole");
-    let o = run(&[
-        "analyze",
-        "sample-captures",
-        "--out",
-        whole.to_str().expect("utf-8"),
-        "-q",
-    ]);
-    assert!(o.status.success());
+    analyze_into(Path::new("sample-captures"), &whole, &[]);
     assert_eq!(dataset_contents(&out), dataset_contents(&whole));
     let o = run(&["analyze", "sample-captures", "--out", "x", "--shard", "4/3"]);
     assert_eq!(o.status.code(), Some(2), "bad shard is a usage error");
@@ -548,16 +518,11 @@ fn csv_and_json_lines_tables() {
     let dir = common::tempdir("batch-formats");
     for (fmt, ext, reader) in [("csv", "csv", "csv"), ("jsonl", "jsonl", "json")] {
         let out = dir.join(fmt);
-        let o = run(&[
-            "analyze",
-            "sample-captures/koh-kim-1",
-            "--out",
-            out.to_str().expect("utf-8"),
-            "-q",
-            "--table-format",
-            fmt,
-        ]);
-        assert!(o.status.success(), "{}", text(&o.stderr));
+        analyze_into(
+            Path::new("sample-captures/koh-kim-1"),
+            &out,
+            &["--table-format", fmt],
+        );
         let parts: Vec<_> = std::fs::read_dir(out.join("handovers"))
             .expect("dir")
             .filter_map(Result::ok)

@@ -6,10 +6,10 @@ use crate::AnalyzeArgs;
 use sctp_handover::analysis::analyze_stream;
 use sctp_handover::output::jsonl::{self, JsonLines};
 use sctp_handover::output::summary::Summary;
-use std::panic::AssertUnwindSafe;
 use sctp_handover_tables::batch::{options_for, BatchConfig, Outcome};
 use sctp_handover_tables::inputs::{Input, InputKind};
 use std::io::Write;
+use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
 /// Lines of per-input detail before "… and N more".
@@ -87,9 +87,10 @@ pub fn batch_summary(
 /// Returns whether an input failed.
 pub fn run(inputs: Vec<Input>, config: &BatchConfig, args: &AnalyzeArgs) -> anyhow::Result<bool> {
     let mut out: Box<dyn Write> = match &args.output {
-        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).map_err(
-            |e| anyhow::anyhow!("cannot create {}: {e}", p.display()),
-        )?)),
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p)
+                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", p.display()))?,
+        )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
     let json = matches!(args.format, crate::Format::Json);

@@ -67,18 +67,9 @@ pub struct HandoverEngine {
     /// The most recent data path switch, as built when its
     /// `DataPathChange` event went through (for callers that annotate
     /// frames as they stream; prefer [`HandoverEngine::last_handover`]).
-    pub handovers: LatestHandover,
-}
-
-/// The most recent handover of a [`HandoverEngine`] (a copy: components
-/// resolved later, like the total handover latency, are not updated).
-#[derive(Debug, Default)]
-pub struct LatestHandover(Option<Handover>);
-
-impl LatestHandover {
-    pub fn last(&self) -> Option<&Handover> {
-        self.0.as_ref()
-    }
+    /// A copy of the most recent handover, for per-packet consumers (the
+    /// C plugin); components resolved later are not updated in it.
+    latest: Option<Handover>,
 }
 
 impl HandoverEngine {
@@ -86,13 +77,13 @@ impl HandoverEngine {
         HandoverEngine {
             config,
             associations: FxHashMap::default(),
-            handovers: LatestHandover::default(),
+            latest: None,
         }
     }
 
     /// The handover built by the last `DataPathChange` that was a switch.
     pub fn last_handover(&self) -> Option<&Handover> {
-        self.handovers.last()
+        self.latest.as_ref()
     }
 
     /// Associations with state in the engine.

@@ -33,7 +33,7 @@ impl HandoverEngine {
         let HandoverEngine {
             config,
             associations,
-            handovers: latest,
+            latest,
             ..
         } = self;
         let a = associations.get_mut(&id).expect("created above");
@@ -195,7 +195,7 @@ impl HandoverEngine {
             failover,
             recognition,
         };
-        latest.0 = Some(handover.clone());
+        *latest = Some(handover.clone());
         let a = associations.get_mut(&id).expect("created above");
         let index = a.handovers.len();
         a.handovers.push(handover);

@@ -1,6 +1,5 @@
-//! Outputs: the terminal summary, JSON lines (schema 2, streamed) and the
-//! schema 1 JSON document (kept until every caller moves to JSON lines).
+//! Outputs: the terminal summary and JSON lines (schema 2, streamed as
+//! associations finish).
 
-pub mod json;
 pub mod jsonl;
 pub mod summary;

@@ -249,7 +249,7 @@ impl EventSink for Builder {
                 from_path: Some(_), ..
             } => {
                 self.engine.emit(event.clone());
-                let h = self.engine.handovers.last().cloned();
+                let h = self.engine.last_handover().cloned();
                 if let Some(h) = h {
                     let kind = format!("{:?}", h.class).to_lowercase();
                     let fr = self.frame(f);
