@@ -97,9 +97,7 @@ pub fn run(inputs: Vec<Input>, config: &BatchConfig, args: &AnalyzeArgs) -> anyh
     if json {
         jsonl::header(&mut out)?;
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.jobs)
-        .build()?;
+    let pool = sctp_handover_tables::batch::worker_pool(config.jobs)?;
     let workers = pool.current_num_threads();
     let mut failed = false;
     if workers == 1 || inputs.len() == 1 {

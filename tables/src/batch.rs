@@ -115,6 +115,17 @@ pub fn fingerprint(config: &BatchConfig) -> String {
     format!("{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
 }
 
+/// The workers: `jobs` threads (0: one per core) with room on their stacks
+/// for an analysis and the table writers (polars' frames are large in
+/// unoptimised builds).
+pub fn worker_pool(jobs: usize) -> anyhow::Result<rayon::ThreadPool> {
+    Ok(rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .stack_size(16 << 20)
+        .thread_name(|i| format!("analyze-{i}"))
+        .build()?)
+}
+
 /// Runs the batch; outcomes in input order.
 pub fn run(
     inputs: Vec<Input>,
@@ -124,16 +135,18 @@ pub fn run(
 ) -> anyhow::Result<Vec<Outcome>> {
     let dataset = Dataset::open(&config.out, config.format)?;
     let fingerprint = fingerprint(config);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.jobs)
-        .build()?;
-    let outcomes = pool.install(|| {
-        use rayon::prelude::*;
-        inputs
-            .par_iter()
-            .map(|input| {
+    let pool = worker_pool(config.jobs)?;
+    // One task per input, taken in input order; no task waits on another,
+    // so a worker's stack never holds two analyses (a recursive split
+    // would let a waiting worker run another input on top of its own).
+    let slots: Vec<std::sync::Mutex<Option<Outcome>>> =
+        inputs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    pool.scope_fifo(|scope| {
+        for (input, slot) in inputs.iter().zip(&slots) {
+            let (dataset, fingerprint) = (&dataset, &fingerprint);
+            scope.spawn_fifo(move |_| {
                 let outcome = match (!config.force)
-                    .then(|| dataset.completed(input, &fingerprint))
+                    .then(|| dataset.completed(input, fingerprint))
                     .flatten()
                 {
                     Some(done) => Outcome {
@@ -146,13 +159,31 @@ pub fn run(
                         reused: true,
                         seconds: 0.0,
                     },
-                    None => process(input, params, config, &dataset, &fingerprint),
+                    None => process(input, params, config, dataset, fingerprint),
                 };
                 progress.input_done(&outcome);
-                outcome
-            })
-            .collect()
+                if let Ok(mut s) = slot.lock() {
+                    *s = Some(outcome);
+                }
+            });
+        }
     });
+    let outcomes = slots
+        .into_iter()
+        .zip(&inputs)
+        .map(|(slot, input)| {
+            slot.into_inner().ok().flatten().unwrap_or_else(|| Outcome {
+                source: input.source.clone(),
+                status: "failed".into(),
+                error: Some(format!("{}: the worker analysing it stopped", input.source)),
+                associations: 0,
+                handovers: 0,
+                bytes: 0,
+                reused: false,
+                seconds: 0.0,
+            })
+        })
+        .collect();
     Ok(outcomes)
 }
 
