@@ -59,14 +59,17 @@ impl Tracker {
                         seg.new_chunks += 1;
                     }
                     _ => {
-                        dir.new_data_paths.push(DataSegment {
-                            path: ctx.path,
-                            first_frame: ctx.frame,
-                            first_time: ctx.time,
-                            last_frame: ctx.frame,
-                            last_time: ctx.time,
-                            new_chunks: 1,
-                        });
+                        crate::compact::push(
+                            &mut dir.new_data_paths,
+                            DataSegment {
+                                path: ctx.path,
+                                first_frame: ctx.frame,
+                                first_time: ctx.time,
+                                last_frame: ctx.frame,
+                                last_time: ctx.time,
+                                new_chunks: 1,
+                            },
+                        );
                         sink.emit(ctx.event(EventKind::DataPathChange {
                             sender: ctx.sender,
                             from_path: previous,

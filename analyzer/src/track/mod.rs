@@ -191,10 +191,8 @@ impl Tracker {
         let new_here = a.endpoints[endpoint].addresses.len() > before;
         if new_here && a.end.is_none() && !a.endpoints[1 - endpoint].has(address) {
             let pp = demux::port_pair(a.endpoints[0].port, a.endpoints[1].port);
-            self.open_by_address
-                .entry((pp, address))
-                .or_default()
-                .push(id);
+            let list = self.open_by_address.entry((pp, address)).or_default();
+            crate::compact::push(list, id);
         }
         learned
     }
