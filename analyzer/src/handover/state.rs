@@ -8,6 +8,7 @@ use crate::events::{AssocId, EndpointId, Event, Observation, PathId};
 use crate::time::Timestamp;
 use std::collections::VecDeque;
 use std::net::IpAddr;
+use std::ops::{Index, IndexMut};
 
 /// TSNs whose transmission/acknowledgement times are remembered per
 /// direction for the total handover latency.
@@ -31,6 +32,15 @@ pub(super) struct Counters {
     pub(super) after_ack: u64,
     pub(super) dup_tsns: u64,
     pub(super) lost: u64,
+}
+
+impl Counters {
+    const ZERO: Counters = Counters {
+        retransmissions: 0,
+        after_ack: 0,
+        dup_tsns: 0,
+        lost: 0,
+    };
 }
 
 #[derive(Debug, Default, Clone)]
@@ -64,6 +74,21 @@ pub(super) struct Direction {
 }
 
 impl Direction {
+    /// A direction that has carried nothing (what a missing one reads as).
+    const EMPTY: Direction = Direction {
+        paths: Vec::new(),
+        current: None,
+        abandoned: Vec::new(),
+        segment_first_tsn: None,
+        segment_lowest_retransmitted: None,
+        counters: Counters::ZERO,
+        at_last_new: Counters::ZERO,
+        tsn_base: 0,
+        tsns: VecDeque::new(),
+        expiries: VecDeque::new(),
+        pending: Vec::new(),
+    };
+
     pub(super) fn path(&mut self, p: PathId) -> &mut PathData {
         let i = usize::from(p);
         if self.paths.len() <= i {
@@ -100,6 +125,27 @@ impl Direction {
             self.tsns.pop_front();
             self.tsn_base = self.tsn_base.wrapping_add(1);
         }
+    }
+}
+
+static EMPTY_DIRECTION: Direction = Direction::EMPTY;
+
+/// The two data directions of an association (by sending endpoint), each
+/// allocated when first written: many associations carry DATA one way
+/// only, or none. Reading one never written gives an empty direction.
+#[derive(Debug, Default)]
+pub(super) struct Directions([Option<Box<Direction>>; 2]);
+
+impl Index<EndpointId> for Directions {
+    type Output = Direction;
+    fn index(&self, sender: EndpointId) -> &Direction {
+        self.0[sender].as_deref().unwrap_or(&EMPTY_DIRECTION)
+    }
+}
+
+impl IndexMut<EndpointId> for Directions {
+    fn index_mut(&mut self, sender: EndpointId) -> &mut Direction {
+        self.0[sender].get_or_insert_with(Box::default)
     }
 }
 
@@ -174,7 +220,7 @@ impl Sources {
 #[derive(Debug, Default)]
 pub(super) struct Association {
     pub(super) paths: Vec<(IpAddr, IpAddr)>,
-    pub(super) directions: [Direction; 2],
+    pub(super) directions: Directions,
     pub(super) asconfs: Vec<AsconfExchange>,
     pub(super) heartbeats: Vec<HeartbeatRecord>,
     /// Every (endpoint, source address) its packets came from.
