@@ -125,6 +125,7 @@ impl Tracker {
         let data_sender = ctx.receiver();
         let a = &mut self.associations[ctx.assoc];
         let dir = &mut a.directions[data_sender];
+        dir.ledger.swap_buffers(&mut self.ack_buffers);
         dir.ledger.on_sack_counters(u64::from(dup_tsns));
         let sample = dir.ledger.on_sack(cumulative, gaps, ctx.time);
         dir.counters = dir.ledger.counters;
@@ -159,6 +160,9 @@ impl Tracker {
         {
             *slot = (path, a.paths[usize::from(path)].record_success());
         }
+        a.directions[data_sender]
+            .ledger
+            .swap_buffers(&mut self.ack_buffers);
         for (path, t) in transitions {
             self.transition(ctx, path, t, sink);
         }

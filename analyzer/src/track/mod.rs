@@ -109,6 +109,8 @@ pub struct Tracker {
     /// Heap entries of associations already retired.
     stale_deadlines: usize,
     pub counters: TrackCounters,
+    /// Result buffers lent to the ledger of the SACK at hand.
+    ack_buffers: tsn::AckBuffers,
 }
 
 /// The per-packet context handed to chunk handlers.
@@ -162,6 +164,7 @@ impl Tracker {
             deadlines: BinaryHeap::new(),
             stale_deadlines: 0,
             counters: TrackCounters::default(),
+            ack_buffers: tsn::AckBuffers::default(),
         }
     }
 
