@@ -8,6 +8,7 @@
 
 pub mod analysis;
 pub mod capture;
+mod compact;
 pub mod decode;
 pub mod events;
 pub mod handover;

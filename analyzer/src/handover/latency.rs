@@ -153,7 +153,7 @@ pub(super) fn network_disconnection(
     moved: bool,
 ) -> Component {
     let debut = match (mobile, new_addr) {
-        (Some(m), Some(n)) => a.address_debut.get(&(m, n)).copied(),
+        (Some(m), Some(n)) => a.sources.debut(m, n),
         _ => None,
     };
     let anchors = &config.anchors;

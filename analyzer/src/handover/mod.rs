@@ -129,6 +129,7 @@ impl HandoverEngine {
                 let a = self.assoc(id);
                 let i = usize::from(*path);
                 if a.paths.len() <= i {
+                    crate::compact::reserve_for(&mut a.paths, i + 1);
                     a.paths.resize(i + 1, (*src, *dst));
                 }
                 a.paths[i] = (*src, *dst);
@@ -222,7 +223,7 @@ impl HandoverEngine {
 impl EventSink for HandoverEngine {
     fn emit(&mut self, event: Event) {
         self.on_event(&event);
-        self.assoc(event.association).events.push(event);
+        crate::compact::push(&mut self.assoc(event.association).events, event);
     }
 
     fn observe(&mut self, observation: &Observation) {

@@ -6,9 +6,9 @@ use super::model::{AsconfExchange, Expiry, Handover, Point};
 use super::HandoverEngine;
 use crate::events::{AssocId, EndpointId, Event, Observation, PathId};
 use crate::time::Timestamp;
-use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 use std::net::IpAddr;
+use std::ops::{Index, IndexMut};
 
 /// TSNs whose transmission/acknowledgement times are remembered per
 /// direction for the total handover latency.
@@ -32,6 +32,15 @@ pub(super) struct Counters {
     pub(super) after_ack: u64,
     pub(super) dup_tsns: u64,
     pub(super) lost: u64,
+}
+
+impl Counters {
+    const ZERO: Counters = Counters {
+        retransmissions: 0,
+        after_ack: 0,
+        dup_tsns: 0,
+        lost: 0,
+    };
 }
 
 #[derive(Debug, Default, Clone)]
@@ -65,10 +74,25 @@ pub(super) struct Direction {
 }
 
 impl Direction {
+    /// A direction that has carried nothing (what a missing one reads as).
+    const EMPTY: Direction = Direction {
+        paths: Vec::new(),
+        current: None,
+        abandoned: Vec::new(),
+        segment_first_tsn: None,
+        segment_lowest_retransmitted: None,
+        counters: Counters::ZERO,
+        at_last_new: Counters::ZERO,
+        tsn_base: 0,
+        tsns: VecDeque::new(),
+        expiries: VecDeque::new(),
+        pending: Vec::new(),
+    };
+
     pub(super) fn path(&mut self, p: PathId) -> &mut PathData {
         let i = usize::from(p);
         if self.paths.len() <= i {
-            self.paths.reserve_exact(i + 1 - self.paths.len());
+            crate::compact::reserve_for(&mut self.paths, i + 1);
             self.paths.resize(i + 1, PathData::default());
         }
         &mut self.paths[i]
@@ -96,11 +120,32 @@ impl Direction {
         } else {
             self.tsns.extend(std::iter::repeat_n(None, skip));
         }
-        self.tsns.push_back(Some(info));
+        crate::compact::push_back(&mut self.tsns, Some(info));
         while self.tsns.len() > TSN_HISTORY {
             self.tsns.pop_front();
             self.tsn_base = self.tsn_base.wrapping_add(1);
         }
+    }
+}
+
+static EMPTY_DIRECTION: Direction = Direction::EMPTY;
+
+/// The two data directions of an association (by sending endpoint), each
+/// allocated when first written: many associations carry DATA one way
+/// only, or none. Reading one never written gives an empty direction.
+#[derive(Debug, Default)]
+pub(super) struct Directions([Option<Box<Direction>>; 2]);
+
+impl Index<EndpointId> for Directions {
+    type Output = Direction;
+    fn index(&self, sender: EndpointId) -> &Direction {
+        self.0[sender].as_deref().unwrap_or(&EMPTY_DIRECTION)
+    }
+}
+
+impl IndexMut<EndpointId> for Directions {
+    fn index_mut(&mut self, sender: EndpointId) -> &mut Direction {
+        self.0[sender].get_or_insert_with(Box::default)
     }
 }
 
@@ -112,16 +157,74 @@ pub(super) struct HeartbeatRecord {
     pub(super) ack: Option<Mark>,
 }
 
+/// One endpoint's packets from one source address.
+#[derive(Debug, Clone)]
+struct Source {
+    endpoint: EndpointId,
+    address: IpAddr,
+    /// Its first packet from this address.
+    first: Mark,
+    /// The last packet the endpoint sent from any other address before it.
+    before: Option<Mark>,
+    /// Its last packet from this address so far.
+    last: Mark,
+}
+
+/// The source addresses of an association's packets: a short list (an
+/// endpoint has one or a few addresses), scanned rather than hashed.
+#[derive(Debug, Default)]
+pub(super) struct Sources(Vec<Source>);
+
+impl Sources {
+    fn packet(&mut self, endpoint: EndpointId, address: IpAddr, mark: Mark) {
+        if let Some(s) = self
+            .0
+            .iter_mut()
+            .find(|s| s.endpoint == endpoint && s.address == address)
+        {
+            s.last = mark;
+            return;
+        }
+        let before = self
+            .0
+            .iter()
+            .filter(|s| s.endpoint == endpoint)
+            .map(|s| s.last)
+            .max_by_key(|m| m.frame);
+        crate::compact::push(
+            &mut self.0,
+            Source {
+                endpoint,
+                address,
+                first: mark,
+                before,
+                last: mark,
+            },
+        );
+    }
+
+    /// The first packet of `endpoint` from `address`, and the last packet
+    /// it sent from any other address before that.
+    pub(super) fn debut(
+        &self,
+        endpoint: EndpointId,
+        address: IpAddr,
+    ) -> Option<(Mark, Option<Mark>)> {
+        self.0
+            .iter()
+            .find(|s| s.endpoint == endpoint && s.address == address)
+            .map(|s| (s.first, s.before))
+    }
+}
+
 #[derive(Debug, Default)]
 pub(super) struct Association {
     pub(super) paths: Vec<(IpAddr, IpAddr)>,
-    pub(super) directions: [Direction; 2],
+    pub(super) directions: Directions,
     pub(super) asconfs: Vec<AsconfExchange>,
     pub(super) heartbeats: Vec<HeartbeatRecord>,
-    /// (endpoint, source address) → first packet, and the last packet the
-    /// endpoint sent from any other address before it.
-    pub(super) address_debut: FxHashMap<(EndpointId, IpAddr), (Mark, Option<Mark>)>,
-    pub(super) last_packet_from: FxHashMap<(EndpointId, IpAddr), Mark>,
+    /// Every (endpoint, source address) its packets came from.
+    pub(super) sources: Sources,
     /// The endpoint whose address set changes by ASCONF.
     pub(super) mobile: Option<EndpointId>,
     /// This association's events, in emission (frame) order.
@@ -146,18 +249,8 @@ impl HandoverEngine {
                 src,
                 ..
             } => {
-                let a = self.assoc(association);
                 let mark = Mark { frame, time };
-                if !a.address_debut.contains_key(&(sender, src)) {
-                    let before = a
-                        .last_packet_from
-                        .iter()
-                        .filter(|((e, addr), _)| *e == sender && *addr != src)
-                        .map(|(_, m)| *m)
-                        .max_by_key(|m| m.frame);
-                    a.address_debut.insert((sender, src), (mark, before));
-                }
-                a.last_packet_from.insert((sender, src), mark);
+                self.assoc(association).sources.packet(sender, src, mark);
             }
             Observation::Data {
                 frame,

@@ -8,6 +8,10 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::net::IpAddr;
 
+/// Up to this many paths, a path is found by scanning the association's
+/// paths; beyond, through a hash index.
+const PATHS_SCANNED: usize = 16;
+
 #[derive(Debug, Clone, Serialize)]
 pub struct AddressInfo {
     pub address: IpAddr,
@@ -142,8 +146,10 @@ pub struct Association {
     /// Chunks of this association that could not be decoded.
     #[serde(skip)]
     pub malformed_chunks: u64,
+    /// Paths by (source, destination), only once there are more than
+    /// [`PATHS_SCANNED`] (fewer are found by scanning `paths`).
     #[serde(skip)]
-    pub(crate) path_index: FxHashMap<(IpAddr, IpAddr), PathId>,
+    path_index: Option<Box<FxHashMap<(IpAddr, IpAddr), PathId>>>,
     #[serde(skip)]
     pub(crate) pending_heartbeats: Vec<PendingHeartbeat>,
     #[serde(skip)]
@@ -180,7 +186,7 @@ impl Association {
             directions,
             packets: 0,
             malformed_chunks: 0,
-            path_index: FxHashMap::default(),
+            path_index: None,
             pending_heartbeats: Vec::new(),
             pending_asconfs: Vec::new(),
             tag_keys: Vec::new(),
@@ -194,7 +200,31 @@ impl Association {
     }
 
     pub fn path(&self, src: IpAddr, dst: IpAddr) -> Option<PathId> {
-        self.path_index.get(&(src, dst)).copied()
+        match &self.path_index {
+            Some(index) => index.get(&(src, dst)).copied(),
+            None => self
+                .paths
+                .iter()
+                .position(|p| p.src == src && p.dst == dst)
+                .map(|i| i as PathId),
+        }
+    }
+
+    /// Adds a path not seen before (its id is its index in `paths`).
+    pub(crate) fn add_path(&mut self, path: PathState) {
+        debug_assert_eq!(usize::from(path.id), self.paths.len());
+        debug_assert!(self.path(path.src, path.dst).is_none());
+        if let Some(index) = &mut self.path_index {
+            index.insert((path.src, path.dst), path.id);
+        } else if self.paths.len() == PATHS_SCANNED {
+            let index = self.paths.iter().map(|p| ((p.src, p.dst), p.id));
+            let mut index: FxHashMap<_, _> = index.collect();
+            index.insert((path.src, path.dst), path.id);
+            self.path_index = Some(Box::new(index));
+        }
+        // Most associations have two or four paths, and a path is large:
+        // grow one at a time while few.
+        crate::compact::push(&mut self.paths, path);
     }
 
     /// The path in the opposite direction, if it has carried packets.

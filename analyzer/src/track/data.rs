@@ -59,14 +59,17 @@ impl Tracker {
                         seg.new_chunks += 1;
                     }
                     _ => {
-                        dir.new_data_paths.push(DataSegment {
-                            path: ctx.path,
-                            first_frame: ctx.frame,
-                            first_time: ctx.time,
-                            last_frame: ctx.frame,
-                            last_time: ctx.time,
-                            new_chunks: 1,
-                        });
+                        crate::compact::push(
+                            &mut dir.new_data_paths,
+                            DataSegment {
+                                path: ctx.path,
+                                first_frame: ctx.frame,
+                                first_time: ctx.time,
+                                last_frame: ctx.frame,
+                                last_time: ctx.time,
+                                new_chunks: 1,
+                            },
+                        );
                         sink.emit(ctx.event(EventKind::DataPathChange {
                             sender: ctx.sender,
                             from_path: previous,
@@ -122,6 +125,7 @@ impl Tracker {
         let data_sender = ctx.receiver();
         let a = &mut self.associations[ctx.assoc];
         let dir = &mut a.directions[data_sender];
+        dir.ledger.swap_buffers(&mut self.ack_buffers);
         dir.ledger.on_sack_counters(u64::from(dup_tsns));
         let sample = dir.ledger.on_sack(cumulative, gaps, ctx.time);
         dir.counters = dir.ledger.counters;
@@ -156,6 +160,9 @@ impl Tracker {
         {
             *slot = (path, a.paths[usize::from(path)].record_success());
         }
+        a.directions[data_sender]
+            .ledger
+            .swap_buffers(&mut self.ack_buffers);
         for (path, t) in transitions {
             self.transition(ctx, path, t, sink);
         }

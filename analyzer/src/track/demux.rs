@@ -46,7 +46,7 @@ impl Tracker {
             self.supersede(sport, dport, dg, frame, time, sink);
             let id = self.create(Start::Init, [sport, dport], frame, time, sink);
             self.by_init.insert((sport, dport, tag), id);
-            self.associations[id].init_keys.push((sport, dport, tag));
+            crate::compact::push(&mut self.associations[id].init_keys, (sport, dport, tag));
             self.set_tag(id, 0, tag);
             return (id, 0);
         }
@@ -132,7 +132,7 @@ impl Tracker {
         let from = a.endpoints[1 - endpoint].port;
         let key = (from, to, tag);
         if !a.tag_keys.contains(&key) {
-            a.tag_keys.push(key);
+            crate::compact::push(&mut a.tag_keys, key);
         }
         if a.endpoints.iter().all(|e| e.verification_tag.is_some()) {
             let pp = port_pair(from, to);
@@ -239,12 +239,7 @@ impl Tracker {
             Some(p) => p,
             None => {
                 let p = a.paths.len() as PathId;
-                // Most associations have two or four paths, and a path is
-                // large: grow one at a time rather than by doubling.
-                a.paths.reserve_exact(1);
-                a.paths
-                    .push(PathState::new(p, dg.src, dg.dst, sender, frame, time, rto));
-                a.path_index.insert((dg.src, dg.dst), p);
+                a.add_path(PathState::new(p, dg.src, dg.dst, sender, frame, time, rto));
                 sink.emit(Event {
                     frame,
                     time,

@@ -109,6 +109,8 @@ pub struct Tracker {
     /// Heap entries of associations already retired.
     stale_deadlines: usize,
     pub counters: TrackCounters,
+    /// Result buffers lent to the ledger of the SACK at hand.
+    ack_buffers: tsn::AckBuffers,
 }
 
 /// The per-packet context handed to chunk handlers.
@@ -162,6 +164,7 @@ impl Tracker {
             deadlines: BinaryHeap::new(),
             stale_deadlines: 0,
             counters: TrackCounters::default(),
+            ack_buffers: tsn::AckBuffers::default(),
         }
     }
 
@@ -191,10 +194,8 @@ impl Tracker {
         let new_here = a.endpoints[endpoint].addresses.len() > before;
         if new_here && a.end.is_none() && !a.endpoints[1 - endpoint].has(address) {
             let pp = demux::port_pair(a.endpoints[0].port, a.endpoints[1].port);
-            self.open_by_address
-                .entry((pp, address))
-                .or_default()
-                .push(id);
+            let list = self.open_by_address.entry((pp, address)).or_default();
+            crate::compact::push(list, id);
         }
         learned
     }

@@ -132,14 +132,20 @@ impl Tracker {
         None
     }
 
-    /// Retires every association still alive, in id order (end of file).
-    pub fn retire_all(&mut self) -> Vec<Association> {
+    /// Retires every association still alive, in id order (end of file),
+    /// one at a time: each leaves the tracker as the iterator hands it out,
+    /// so they are never all held twice.
+    pub fn retire_all(&mut self) -> impl Iterator<Item = Association> + '_ {
         self.deadlines.clear();
+        self.stale_deadlines = 0;
         let mut ids: Vec<AssocId> = self.associations.0.keys().copied().collect();
         ids.sort_unstable();
-        let out = ids.into_iter().map(|id| self.remove(id)).collect();
-        self.stale_deadlines = 0;
-        out
+        ids.into_iter().map(move |id| {
+            let a = self.remove(id);
+            // Nothing is queued any more (the heap was cleared above).
+            self.stale_deadlines = 0;
+            a
+        })
     }
 
     /// An association leaves the open tables (it ended or is retired).

@@ -102,6 +102,13 @@ pub struct RttSample {
     pub rtt: Nanos,
 }
 
+/// Result buffers of [`TsnLedger::on_sack`], see [`TsnLedger::swap_buffers`].
+#[derive(Debug, Default)]
+pub(crate) struct AckBuffers {
+    paths: Vec<PathId>,
+    acked: Vec<AckedTsn>,
+}
+
 #[derive(Debug, Default)]
 pub struct TsnLedger {
     pub counters: DirectionCounters,
@@ -224,7 +231,7 @@ impl TsnLedger {
             self.window
                 .extend(std::iter::repeat_n(TsnRecord::UNSEEN, skipped));
         }
-        self.window.push_back(record);
+        crate::compact::push_back(&mut self.window, record);
         while self.window.len() > MAX_WINDOW {
             self.window.pop_front();
             self.base = self.base.wrapping_add(1);
@@ -326,6 +333,15 @@ impl TsnLedger {
             }
         }
         sample
+    }
+
+    /// Swaps this ledger's result buffers (newly acknowledged TSNs and
+    /// paths) with `buffers`: a tracker lends one pair to the ledger of the
+    /// SACK at hand and takes it back, instead of every direction keeping
+    /// its own.
+    pub(crate) fn swap_buffers(&mut self, buffers: &mut AckBuffers) {
+        std::mem::swap(&mut self.newly_acked_paths, &mut buffers.paths);
+        std::mem::swap(&mut self.newly_acked, &mut buffers.acked);
     }
 
     /// Paths with DATA newly acknowledged by the last [`Self::on_sack`].
