@@ -171,51 +171,28 @@ pub trait ReportSink {
 /// tests and small inputs; batch work streams through [`ReportSink`]).
 #[derive(Debug, Serialize)]
 pub struct FileAnalysis {
-    pub path: PathBuf,
-    pub format: CaptureFormat,
-    pub compressed: bool,
-    pub frames: u64,
-    pub first_time: Option<Timestamp>,
-    pub last_time: Option<Timestamp>,
-    pub accounting: Accounting,
-    pub link_types: Vec<u32>,
-    /// Malformed / truncated frames with reasons (the first 1000).
-    pub problems: Vec<Problem>,
-    pub checksum: ChecksumReport,
-    pub time_order: TimeOrder,
-    /// Set when the file ended early or a record was corrupt.
-    pub warning: Option<String>,
-    pub counters: crate::track::TrackCounters,
+    /// How the file was read and its frames classified (reachable directly
+    /// through `Deref`: `analysis.accounting`).
+    pub file: FileReport,
     /// In association id order.
     pub associations: Vec<Association>,
-    pub capture_point: CapturePoint,
     /// Every data path switch with its latency components.
     pub handovers: Vec<Handover>,
     /// In frame order.
     pub events: Vec<Event>,
 }
 
+impl std::ops::Deref for FileAnalysis {
+    type Target = FileReport;
+    fn deref(&self) -> &FileReport {
+        &self.file
+    }
+}
+
 impl FileAnalysis {
     /// The file-level part (counts instead of the lists).
     pub fn file_report(&self) -> FileReport {
-        FileReport {
-            path: self.path.clone(),
-            format: self.format,
-            compressed: self.compressed,
-            frames: self.frames,
-            first_time: self.first_time,
-            last_time: self.last_time,
-            accounting: self.accounting,
-            link_types: self.link_types.clone(),
-            problems: self.problems.clone(),
-            checksum: self.checksum,
-            time_order: self.time_order,
-            warning: self.warning.clone(),
-            counters: self.counters,
-            capture_point: self.capture_point,
-            associations: self.associations.len() as u64,
-            handovers: self.handovers.len() as u64,
-        }
+        self.file.clone()
     }
 }
 
@@ -512,21 +489,8 @@ pub fn analyze_file(path: &Path, options: &AnalysisOptions) -> Result<FileAnalys
     all.handovers
         .sort_by_key(|h| (h.switch_frame, h.association));
     Ok(FileAnalysis {
-        path: file.path,
-        format: file.format,
-        compressed: file.compressed,
-        frames: file.frames,
-        first_time: file.first_time,
-        last_time: file.last_time,
-        accounting: file.accounting,
-        link_types: file.link_types,
-        problems: file.problems,
-        checksum: file.checksum,
-        time_order: file.time_order,
-        warning: file.warning,
-        counters: file.counters,
+        file,
         associations: all.associations,
-        capture_point: file.capture_point,
         handovers: all.handovers,
         events: all.events,
     })

@@ -221,7 +221,7 @@ fn truncated_file_yields_everything_before_the_cut() {
     let a = analyse(&cut);
     let full = analyse(&original);
     assert_eq!(a.frames, full.frames - 1);
-    let warning = a.warning.expect("a warning");
+    let warning = a.warning.clone().expect("a warning");
     assert!(warning.contains("record 197"), "{warning}");
     assert!(warning.contains("byte offset"), "{warning}");
     assert_eq!(a.accounting.total(), a.frames);
