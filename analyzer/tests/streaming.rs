@@ -312,3 +312,36 @@ fn the_summary_shows_what_matters_and_counts_the_rest() {
     assert!(all.contains("\nassociation 0 ") && all.contains("\nassociation 1 "));
     assert!(!all.contains("more association"), "{all}");
 }
+
+#[test]
+fn the_summary_details_at_most_a_hundred_associations_and_counts_the_rest() {
+    let dir = tempdir("streaming-summary-cap");
+    let exchange = read_frames(&sample("koh-kim-1", "mn"));
+    // 120 copies, each after the previous one has been retired (the
+    // 60 s gap exceeds the 10 s linger), so each is a new association
+    // with its two planned switches.
+    let path = dir.join("many.pcap");
+    concatenate(&path, &vec![exchange; 120], 60 * SEC);
+    let render = |all: bool| {
+        let mut s = Summary::new(all);
+        let file = analyze_stream(&path, &AnalysisOptions::default(), &mut s).expect("analysed");
+        let mut out = Vec::new();
+        s.finish(&file, &mut out).expect("write");
+        String::from_utf8(out).expect("utf-8")
+    };
+    let short = render(false);
+    assert!(short.contains("120 associations, 240 handovers"), "{short}");
+    assert_eq!(short.matches("\nassociation ").count(), 100);
+    assert!(short.contains("\nassociation 99 ") && !short.contains("\nassociation 100 "));
+    assert_eq!(
+        short.matches(" planned ").count(),
+        200,
+        "table rows of those shown"
+    );
+    assert!(short.ends_with(
+        "… and 20 more associations with handovers or anomalies (--all lists them; --out writes every one as tables)\n"
+    ), "{}", &short[short.len() - 300..]);
+    let all = render(true);
+    assert_eq!(all.matches("\nassociation ").count(), 120);
+    assert!(!all.contains("more association"));
+}

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 /// Rows buffered per input before they are written as a batch (bounds the
 /// memory of an input with very many associations).
-const FLUSH_ROWS: usize = 64 * 1024;
+const FLUSH_ROWS: usize = 16 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct BatchConfig {

@@ -112,6 +112,33 @@ impl Anomalies {
     }
 }
 
+/// Associations whose details the summary shows without `--all`.
+const SHOWN_AT_MOST: usize = 100;
+
+/// One association's rendered section and handover table rows.
+struct Section {
+    id: AssocId,
+    text: String,
+    rows: Vec<(u64, AssocId, String)>,
+}
+
+impl PartialEq for Section {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+impl Eq for Section {}
+impl PartialOrd for Section {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Section {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.id.cmp(&other.id)
+    }
+}
+
 /// The terminal summary of one capture file, fed association by
 /// association (see the module documentation).
 pub struct Summary {
@@ -121,10 +148,11 @@ pub struct Summary {
     handovers: u64,
     failovers: u64,
     anomalous: u64,
-    /// Rendered sections of the associations shown.
-    sections: Vec<(AssocId, String)>,
-    /// Handover table rows: (switch frame, association, row).
-    rows: Vec<(u64, AssocId, String)>,
+    /// Associations with handovers or anomalies.
+    interesting: u64,
+    /// Rendered sections of the associations shown (a max-heap by id, so
+    /// that the highest is dropped when more than SHOWN_AT_MOST qualify).
+    sections: std::collections::BinaryHeap<Section>,
 }
 
 impl Summary {
@@ -138,8 +166,8 @@ impl Summary {
             handovers: 0,
             failovers: 0,
             anomalous: 0,
-            sections: Vec::new(),
-            rows: Vec::new(),
+            interesting: 0,
+            sections: std::collections::BinaryHeap::new(),
         }
     }
 
@@ -160,22 +188,39 @@ impl Summary {
         if anomalies.any() {
             self.anomalous += 1;
         }
-        if !(self.all || switches > 0 || anomalies.any()) {
+        let interesting = switches > 0 || anomalies.any();
+        if interesting {
+            self.interesting += 1;
+        }
+        if !(self.all || interesting) {
             return;
+        }
+        // Without --all, the details of the first SHOWN_AT_MOST by id: a
+        // summary of thousands of handovers is read as tables, not text.
+        if !self.all && self.sections.len() >= SHOWN_AT_MOST {
+            match self.sections.peek() {
+                Some(Section { id, .. }) if *id > a.id => {
+                    self.sections.pop();
+                }
+                _ => return,
+            }
         }
         let mut text = String::new();
         association(&mut text, self.origin, a, &anomalies, events)
             .expect("writing to a String cannot fail");
-        self.sections.push((a.id, text));
-        for h in handovers {
-            self.rows
-                .push((h.switch_frame, h.association, handover_row(h)));
-        }
+        let rows = handovers
+            .map(|h| (h.switch_frame, h.association, handover_row(h)))
+            .collect();
+        self.sections.push(Section {
+            id: a.id,
+            text,
+            rows,
+        });
     }
 
     /// Writes the summary: header and totals, the associations shown (id
     /// order), the handover table, and how many were left out.
-    pub fn finish(mut self, file: &FileReport, out: &mut dyn Write) -> io::Result<()> {
+    pub fn finish(self, file: &FileReport, out: &mut dyn Write) -> io::Result<()> {
         let mut s = String::new();
         header(&mut s, file).expect("writing to a String cannot fail");
         let mut totals = format!(
@@ -192,19 +237,32 @@ impl Summary {
         totals.push('\n');
         s.push_str(&totals);
         out.write_all(s.as_bytes())?;
-        self.sections.sort_by_key(|(id, _)| *id);
-        for (_, text) in &self.sections {
-            out.write_all(text.as_bytes())?;
+        let sections = self.sections.into_sorted_vec();
+        for section in &sections {
+            out.write_all(section.text.as_bytes())?;
         }
-        self.rows.sort_by_key(|(frame, id, _)| (*frame, *id));
+        let mut rows: Vec<&(u64, AssocId, String)> =
+            sections.iter().flat_map(|x| x.rows.iter()).collect();
+        rows.sort_by_key(|(frame, id, _)| (*frame, *id));
         let mut s = String::new();
-        handover_table(&mut s, file, &self.rows).expect("writing to a String cannot fail");
-        let hidden = self.associations - self.sections.len() as u64;
-        if hidden > 0 {
+        handover_table(&mut s, file, &rows).expect("writing to a String cannot fail");
+        let shown = sections.len() as u64;
+        let plain = self.associations - self.interesting;
+        let interesting_hidden = self.interesting - shown.min(self.interesting);
+        if interesting_hidden > 0 {
             writeln!(
                 s,
-                "\n… and {hidden} more association{} without handovers or anomalies (--all lists them)",
-                if hidden == 1 { "" } else { "s" }
+                "\n… and {interesting_hidden} more association{} with handovers or anomalies (--all lists them; --out writes every one as tables)",
+                if interesting_hidden == 1 { "" } else { "s" }
+            )
+            .expect("writing to a String cannot fail");
+        }
+        let plain_hidden = if self.all { 0 } else { plain };
+        if plain_hidden > 0 {
+            writeln!(
+                s,
+                "\n… and {plain_hidden} more association{} without handovers or anomalies (--all lists them)",
+                if plain_hidden == 1 { "" } else { "s" }
             )
             .expect("writing to a String cannot fail");
         }
@@ -349,7 +407,7 @@ fn handover_row(h: &Handover) -> String {
 fn handover_table(
     s: &mut String,
     f: &FileReport,
-    rows: &[(u64, AssocId, String)],
+    rows: &[&(u64, AssocId, String)],
 ) -> std::fmt::Result {
     if rows.is_empty() {
         return Ok(());
