@@ -6,13 +6,12 @@ use crate::schema::{self, Ty};
 use anyhow::Context;
 use polars::prelude::{
     Column, CsvWriter, DataFrame, DataType, IntoColumn, NamedFrom, ParquetCompression,
-    ParquetWriter, PlSmallStr, PolarsResult, SerWriter, Series, StatisticsOptions, TimeUnit,
-    TimeZone,
+    ParquetWriter, PlSmallStr, PolarsResult, SerWriter, Series, TimeUnit, TimeZone,
 };
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Output format of the tables (`--table-format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,18 +121,55 @@ pub fn frame(rows: &Rows, p: &Provenance) -> PolarsResult<DataFrame> {
     DataFrame::new(height, columns)
 }
 
-/// The part's file, shared with the polars writer so that it can be
-/// synced after the writer finished. Unbuffered: every write error reaches
-/// the writer (a full disk fails the part instead of truncating it).
+/// The part's file, buffered, shared with the polars writer so that the
+/// last buffer is flushed — and its error seen — after the writer is done
+/// (a `BufWriter` dropped inside the writer would swallow that error).
 #[derive(Clone)]
-struct SharedFile(Arc<File>);
+struct SharedFile(Arc<Mutex<Buffered>>);
+
+struct Buffered {
+    file: File,
+    buffer: Vec<u8>,
+}
+
+const WRITE_BUFFER: usize = 1 << 20;
+
+impl SharedFile {
+    fn new(file: File) -> Self {
+        SharedFile(Arc::new(Mutex::new(Buffered {
+            file,
+            buffer: Vec::with_capacity(WRITE_BUFFER),
+        })))
+    }
+}
 
 impl Write for SharedFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        (&*self.0).write(buf)
+        let mut b = self
+            .0
+            .lock()
+            .map_err(|_| std::io::Error::other("part writer poisoned"))?;
+        if b.buffer.len() + buf.len() > WRITE_BUFFER {
+            let Buffered { file, buffer } = &mut *b;
+            file.write_all(buffer)?;
+            buffer.clear();
+        }
+        if buf.len() >= WRITE_BUFFER {
+            b.file.write_all(buf)?;
+        } else {
+            b.buffer.extend_from_slice(buf);
+        }
+        Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        (&*self.0).flush()
+        let mut b = self
+            .0
+            .lock()
+            .map_err(|_| std::io::Error::other("part writer poisoned"))?;
+        let Buffered { file, buffer } = &mut *b;
+        file.write_all(buffer)?;
+        buffer.clear();
+        file.flush()
     }
 }
 
@@ -183,7 +219,7 @@ impl PartWriter {
             }
             let file = File::create(&self.temp)
                 .with_context(|| format!("cannot create {}", self.temp.display()))?;
-            let shared = SharedFile(Arc::new(file));
+            let shared = SharedFile::new(file);
             self.file = Some(shared.clone());
             let out = shared;
             let schema = df.schema();
@@ -191,7 +227,6 @@ impl PartWriter {
                 TableFormat::Parquet => Sink::Parquet(Box::new(
                     ParquetWriter::new(out)
                         .with_compression(ParquetCompression::Zstd(None))
-                        .with_statistics(StatisticsOptions::full())
                         .batched(schema)?,
                 )),
                 TableFormat::Csv => Sink::Csv(
@@ -227,10 +262,12 @@ impl PartWriter {
             Some(Sink::Csv(mut w)) => w.finish()?,
             Some(Sink::Json(_)) | None => {}
         }
-        if let Some(file) = self.file.take() {
-            file.0
-                .sync_all()
-                .with_context(|| format!("cannot sync {}", self.temp.display()))?;
+        // No fsync: the rename makes a killed run safe (the page cache
+        // outlives the process), and a sync per part costs more than the
+        // analysis (docs/tables.md, "The dataset").
+        if let Some(mut file) = self.file.take() {
+            file.flush()
+                .with_context(|| format!("cannot write {}", self.temp.display()))?;
         }
         std::fs::rename(&self.temp, &self.path).with_context(|| {
             format!(
