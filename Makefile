@@ -10,7 +10,6 @@ export SCTPHO_VENV ?= $(HOME)/.cache/sctp-handover/venv
 export SCTPHO_PYTHON ?= $(SCTPHO_VENV)/bin/python
 CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
-SAMPLES := $(sort $(wildcard sample-captures/*/mn.pcap))
 
 .PHONY: setup build demo test lint lua-test samples install-plugin install-c-plugin bench-batch clean
 
@@ -22,12 +21,12 @@ build: setup
 
 DEMO_OUT ?= demo-output
 
-## Main job: the batch over every bundled sample capture: tables in
-## $(DEMO_OUT)/tables, then the text summary of the mobile-node side.
+## Main job: the batch over every bundled sample capture (tables in
+## $(DEMO_OUT)/tables, compact summary), then one capture in detail.
 demo: build
 	$(RELEASE_BIN)/sctp-handover analyze sample-captures --out $(DEMO_OUT)/tables
 	@echo
-	$(RELEASE_BIN)/sctp-handover analyze $(SAMPLES)
+	$(RELEASE_BIN)/sctp-handover analyze sample-captures/koh-kim-1/mn.pcap
 
 lint:
 	$(CARGO) fmt --all -- --check
