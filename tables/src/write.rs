@@ -132,7 +132,7 @@ struct Buffered {
     buffer: Vec<u8>,
 }
 
-const WRITE_BUFFER: usize = 1 << 20;
+const WRITE_BUFFER: usize = 256 << 10;
 
 impl SharedFile {
     fn new(file: File) -> Self {
