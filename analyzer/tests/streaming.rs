@@ -62,6 +62,15 @@ fn stream(path: &Path, options: &AnalysisOptions) -> Vec<AssociationReport> {
     sink.0
 }
 
+/// The text summary of `path` (every association with `all`).
+fn summary_of(path: &Path, all: bool) -> String {
+    let mut s = Summary::new(all);
+    let file = analyze_stream(path, &AnalysisOptions::default(), &mut s).expect("analysed");
+    let mut out = Vec::new();
+    s.finish(&file, &mut out).expect("write");
+    String::from_utf8(out).expect("utf-8")
+}
+
 fn two_samples(dir: &Path, gap_ns: i64) -> (PathBuf, usize) {
     let first = read_frames(&sample("koh-kim-1", "mn"));
     let second = read_frames(&sample("koh-kim-2", "mn"));
@@ -283,13 +292,7 @@ fn the_summary_shows_what_matters_and_counts_the_rest() {
     // show (superseded by the next INIT); then a whole exchange.
     let path = dir.join("summary.pcap");
     concatenate(&path, &[cut[..60].to_vec(), whole], 60 * SEC);
-    let render = |all: bool| {
-        let mut s = Summary::new(all);
-        let file = analyze_stream(&path, &AnalysisOptions::default(), &mut s).expect("analysed");
-        let mut out = Vec::new();
-        s.finish(&file, &mut out).expect("write");
-        String::from_utf8(out).expect("utf-8")
-    };
+    let render = |all: bool| summary_of(&path, all);
     let short = render(false);
     assert!(
         short.contains("2 associations, 2 handovers (0 failovers), 0 associations with anomalies"),
@@ -322,13 +325,7 @@ fn the_summary_details_at_most_a_hundred_associations_and_counts_the_rest() {
     // with its two planned switches.
     let path = dir.join("many.pcap");
     concatenate(&path, &vec![exchange; 120], 60 * SEC);
-    let render = |all: bool| {
-        let mut s = Summary::new(all);
-        let file = analyze_stream(&path, &AnalysisOptions::default(), &mut s).expect("analysed");
-        let mut out = Vec::new();
-        s.finish(&file, &mut out).expect("write");
-        String::from_utf8(out).expect("utf-8")
-    };
+    let render = |all: bool| summary_of(&path, all);
     let short = render(false);
     assert!(short.contains("120 associations, 240 handovers"), "{short}");
     assert_eq!(short.matches("\nassociation ").count(), 100);
