@@ -164,15 +164,15 @@ fn link_payload<'a>(frame: &Frame<'a>) -> Result<Option<LinkPayload<'a>>, LinkEr
         }
         link_type::LINUX_SLL => {
             let sll = linux_sll::SllPacket::new_checked(data).map_err(LinkError::Wire)?;
-            Ok(Some((sll.protocol(), sll.payload(), None)))
+            let (et, _, payload) =
+                ethernet::skip_vlan_tags(sll.protocol(), sll.payload()).map_err(LinkError::Wire)?;
+            Ok(Some((et, payload, None)))
         }
         link_type::LINUX_SLL2 => {
             let sll = linux_sll::Sll2Packet::new_checked(data).map_err(LinkError::Wire)?;
-            Ok(Some((
-                sll.protocol(),
-                sll.payload(),
-                Some(sll.interface_index()),
-            )))
+            let (et, _, payload) =
+                ethernet::skip_vlan_tags(sll.protocol(), sll.payload()).map_err(LinkError::Wire)?;
+            Ok(Some((et, payload, Some(sll.interface_index()))))
         }
         link_type::RAW_12 | link_type::RAW_14 | link_type::RAW => match data.first() {
             Some(b) if b >> 4 == 4 => Ok(Some((ethertype::IPV4, data, pcapng_hint))),
@@ -454,5 +454,54 @@ fn icmp_quote<'a>(net: &Network<'a>, v6: bool) -> Decoded<'a> {
             })
         }
         _ => Decoded::NotSctp,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// IPv4 (no options) carrying an SCTP common header with no chunks.
+    fn ipv4_sctp() -> Vec<u8> {
+        let mut ip = vec![
+            0x45, 0, 0, 32, 0, 0, 0x40, 0, 64, 132, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+        ];
+        ip.extend_from_slice(&[0x0b, 0x59, 0x0b, 0x59, 0, 0, 0, 1, 0, 0, 0, 0]);
+        ip
+    }
+
+    fn decode_one(link_type: u32, data: &[u8]) -> Option<(IpAddr, Option<u32>)> {
+        let frame = Frame {
+            number: 1,
+            timestamp: Timestamp(0),
+            link_type,
+            interface: 0,
+            original_len: data.len() as u32,
+            data,
+        };
+        match Decoder::new(DecodeOptions::default()).decode(&frame) {
+            Decoded::Sctp(dg) => Some((dg.src, dg.interface_hint)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn vlan_tag_behind_linux_cooked_headers() {
+        let src = IpAddr::V4([10, 0, 0, 1].into());
+        // SLL v1: packet type, ARPHRD, address length, address, protocol
+        // 802.1Q; then the tag (TCI 10, inner EtherType IPv4).
+        let mut sll = vec![0, 0, 0, 1, 0, 6, 1, 2, 3, 4, 5, 6, 0, 0, 0x81, 0x00];
+        sll.extend_from_slice(&[0x00, 0x0a, 0x08, 0x00]);
+        sll.extend(ipv4_sctp());
+        assert_eq!(decode_one(link_type::LINUX_SLL, &sll), Some((src, None)));
+        // SLL2: protocol 802.1Q, reserved, ifindex 3, ARPHRD, packet type,
+        // address length, address.
+        let mut sll2 = vec![0x81, 0x00, 0, 0, 0, 0, 0, 3, 0, 1, 0, 6];
+        sll2.extend_from_slice(&[1, 2, 3, 4, 5, 6, 0, 0, 0x00, 0x0a, 0x08, 0x00]);
+        sll2.extend(ipv4_sctp());
+        assert_eq!(
+            decode_one(link_type::LINUX_SLL2, &sll2),
+            Some((src, Some(3)))
+        );
     }
 }

@@ -48,25 +48,32 @@ impl<T: AsRef<[u8]>> Frame<T> {
     /// Skips VLAN tags and returns `(inner ethertype, number of tags, payload offset)`.
     pub fn inner(&self) -> Result<(u16, usize, usize)> {
         let data = self.buffer.as_ref();
-        let mut ethertype = self.ethertype();
-        let mut offset = field::PAYLOAD;
-        let mut tags = 0;
-        while matches!(
-            ethertype,
-            ethertype::VLAN | ethertype::QINQ | ethertype::QINQ_LEGACY
-        ) {
-            if tags == MAX_VLAN_TAGS {
-                return Err(Error::Malformed("too many stacked VLAN tags"));
-            }
-            if data.len() < offset + field::VLAN_TAG_LEN {
-                return Err(Error::Truncated);
-            }
-            ethertype = be16(data, offset + 2);
-            offset += field::VLAN_TAG_LEN;
-            tags += 1;
-        }
-        Ok((ethertype, tags, offset))
+        let (ethertype, tags, rest) = skip_vlan_tags(self.ethertype(), &data[field::PAYLOAD..])?;
+        Ok((ethertype, tags, data.len() - rest.len()))
     }
+}
+
+/// Skips the VLAN tags (802.1Q / 802.1ad) at the start of `payload`, whose
+/// EtherType is `ethertype`: returns `(inner ethertype, number of tags,
+/// payload after the tags)`. Also used behind Linux cooked headers, whose
+/// protocol field can be a VLAN TPID with the tag in the payload.
+pub fn skip_vlan_tags(mut ethertype: u16, mut payload: &[u8]) -> Result<(u16, usize, &[u8])> {
+    let mut tags = 0;
+    while matches!(
+        ethertype,
+        ethertype::VLAN | ethertype::QINQ | ethertype::QINQ_LEGACY
+    ) {
+        if tags == MAX_VLAN_TAGS {
+            return Err(Error::Malformed("too many stacked VLAN tags"));
+        }
+        if payload.len() < field::VLAN_TAG_LEN {
+            return Err(Error::Truncated);
+        }
+        ethertype = be16(payload, 2);
+        payload = &payload[field::VLAN_TAG_LEN..];
+        tags += 1;
+    }
+    Ok((ethertype, tags, payload))
 }
 
 impl<'a> Frame<&'a [u8]> {
@@ -106,5 +113,19 @@ mod tests {
         let frame = Frame::new_checked(&bytes[..]).unwrap();
         assert_eq!(frame.inner(), Err(Error::Truncated));
         assert!(Frame::new_checked(&bytes[..13]).is_err());
+    }
+
+    #[test]
+    fn vlan_tags_skipped_without_an_ethernet_header() {
+        let payload = [0x00, 0x0a, 0x08, 0x00, 0x45];
+        assert_eq!(
+            skip_vlan_tags(0x8100, &payload[..]),
+            Ok((0x0800, 1, &[0x45][..]))
+        );
+        assert_eq!(
+            skip_vlan_tags(0x0800, &payload[..]),
+            Ok((0x0800, 0, &payload[..]))
+        );
+        assert_eq!(skip_vlan_tags(0x8100, &payload[..3]), Err(Error::Truncated));
     }
 }
