@@ -164,6 +164,9 @@ pub trait ReportSink {
     /// The time of the file's first frame (the origin of relative times),
     /// called once before any association when the file has frames.
     fn first_frame(&mut self, _time: Timestamp) {}
+    /// Every per-chunk fact as it happens (DATA, SACK, acknowledged TSN),
+    /// for sinks that draw traces; most sinks ignore them.
+    fn observe(&mut self, _observation: &crate::events::Observation) {}
     fn association(&mut self, report: AssociationReport);
 }
 
@@ -400,6 +403,7 @@ impl EventSink for Reports<'_> {
     }
     fn observe(&mut self, observation: &crate::events::Observation) {
         self.engine.observe(observation);
+        self.sink.observe(observation);
     }
 }
 

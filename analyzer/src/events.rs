@@ -79,12 +79,14 @@ pub enum Observation {
         effective_time: Timestamp,
         path: PathId,
     },
-    /// A SACK, with the number of duplicate TSNs it reports.
+    /// A SACK, with its cumulative TSN ack and the number of duplicate
+    /// TSNs it reports.
     Sack {
         frame: u64,
         time: Timestamp,
         association: AssocId,
         data_sender: EndpointId,
+        cumulative_tsn: u32,
         dup_tsns: u16,
     },
 }

@@ -134,6 +134,7 @@ impl Tracker {
             time: ctx.time,
             association: ctx.assoc,
             data_sender,
+            cumulative_tsn: cumulative,
             dup_tsns,
         });
         for acked in dir.ledger.newly_acked() {
