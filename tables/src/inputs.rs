@@ -7,7 +7,16 @@ use sctp_handover::capture::{sniff, Sniff};
 use std::path::{Path, PathBuf};
 
 /// Files the harness writes beside its captures: not inputs of their own.
-const HARNESS_FILES: [&str; 4] = ["meta.json", "events.jsonl", "scenario.toml", "guest.log"];
+const HARNESS_FILES: [&str; 8] = [
+    "meta.json",
+    "events.jsonl",
+    "scenario.toml",
+    "guest.log",
+    "mn-stats.json",
+    "cn-stats.json",
+    "tcpdump-mn.log",
+    "tcpdump-cn.log",
+];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputKind {

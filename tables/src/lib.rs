@@ -8,6 +8,7 @@
 pub mod batch;
 pub mod dataset;
 pub mod inputs;
+pub mod read;
 pub mod records;
 pub mod rows;
 pub mod schema;
