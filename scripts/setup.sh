@@ -8,8 +8,9 @@ set -euo pipefail
 # kmod, ethtool: the replay harness; lua5.2: the dissector's core tests;
 # wireshark-dev, cmake, gcc: the C plugin (built with the plugin SDK);
 # python3-venv: the virtual environment holding pyarrow, the second reader
-# of the tables in the tests.
-PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2 wireshark-dev cmake gcc python3-venv)
+# of the tables in the tests; chromium: the browser the reports are opened
+# in (headless) by the tests.
+PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2 wireshark-dev cmake gcc python3-venv chromium)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,5 +1,6 @@
 //! `sctp-handover`: command-line entry point.
 
+mod output;
 mod progress;
 mod report;
 
@@ -30,13 +31,18 @@ enum Command {
     /// Reconstruct associations, paths, events and handovers from captures
     /// or whole directories of them.
     Analyze(Box<AnalyzeArgs>),
+    /// Draw a self-contained HTML report (plotters figures, tables) from
+    /// captures, directories of captures or tables written by `analyze
+    /// --out`: per-capture TSN/RTT/handover figures, group comparisons and
+    /// parameter sweeps.
+    Report(Box<report::ReportArgs>),
     /// Print the column reference of the tables (docs/tables.md).
     #[command(hide = true)]
     TablesReference,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum Point {
+pub(crate) enum Point {
     Mn,
     Cn,
     Middle,
@@ -97,6 +103,13 @@ struct AnalyzeArgs {
     /// Write the text or JSON output here instead of standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    analysis: AnalysisArgs,
+}
+
+/// How captures are analysed (shared by `analyze` and `report`).
+#[derive(clap::Args, Clone)]
+struct AnalysisArgs {
     /// Check every SCTP packet's CRC32c and count failures.
     #[arg(long)]
     verify_checksum: bool,
@@ -154,6 +167,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Analyze(args) => analyze(*args),
+        Command::Report(args) => report::run(*args),
         Command::TablesReference => {
             print!("{}", sctp_handover_tables::schema::markdown_reference());
             Ok(ExitCode::SUCCESS)
@@ -168,7 +182,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn analysis_options(args: &AnalyzeArgs) -> anyhow::Result<AnalysisOptions> {
+fn analysis_options(args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
     let mut options = AnalysisOptions::default();
     options
         .decode
@@ -195,7 +209,7 @@ fn analysis_options(args: &AnalyzeArgs) -> anyhow::Result<AnalysisOptions> {
 }
 
 fn analyze(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
-    let options = match analysis_options(&args) {
+    let options = match analysis_options(&args.analysis) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("sctp-handover: {e:#}");
@@ -217,12 +231,12 @@ fn analyze(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
         force: args.force,
         shard: args.shard,
         options,
-        harness_files: !args.no_harness_files,
+        harness_files: !args.analysis.no_harness_files,
     };
     let (planned, params) = batch::plan(found, config.shard);
     let failed = match &args.out {
         Some(_) => run_batch(planned, &params, &config, &args)?,
-        None => report::run(planned, &config, &args)?,
+        None => output::run(planned, &config, &args)?,
     };
     Ok(if failed || !walk_problems.is_empty() {
         ExitCode::from(2)
@@ -249,7 +263,7 @@ fn run_batch(
     bar.finish();
     let elapsed = started.elapsed();
     let out = config.out.display();
-    report::batch_summary(&outcomes, captures, bytes, elapsed, &out.to_string())
+    output::batch_summary(&outcomes, captures, bytes, elapsed, &out.to_string())
         .context("writing the summary")?;
     Ok(outcomes.iter().any(|o| o.failed()))
 }

@@ -1,0 +1,160 @@
+//! `sctp-handover report`: the HTML report and its assets.
+
+use crate::{analysis_options, AnalysisArgs};
+use anyhow::{bail, Context};
+use sctp_handover_report::build::{self, ReportConfig, SweepRequest};
+use sctp_handover_report::html;
+use sctp_handover_report::stats::GroupBy;
+use sctp_handover_tables::batch::BatchConfig;
+use sctp_handover_tables::write::TableFormat;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// Captures, directories of captures, or tables directories written by
+    /// `analyze --out` (read as they are, nothing re-analysed).
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
+    /// The HTML file to write.
+    #[arg(short, long, default_value = "report.html", value_name = "FILE")]
+    output: PathBuf,
+    /// Folder for every figure (SVG + its data as CSV), every table (CSV +
+    /// Markdown) and the tables of analysed captures (default: FILE's name
+    /// with `-assets`, beside it).
+    #[arg(long, value_name = "DIR")]
+    assets: Option<PathBuf>,
+    /// Where the tables of the analysed captures go (default: ASSETS/tables).
+    #[arg(long, value_name = "DIR")]
+    tables: Option<PathBuf>,
+    /// The report's title.
+    #[arg(long)]
+    title: Option<String>,
+    /// Compare groups formed by the values of a column of the handovers
+    /// table: scenario, capture_side, class, file, or a swept parameter.
+    #[arg(long, value_name = "COLUMN", conflicts_with = "group")]
+    by: Option<String>,
+    /// A named group of inputs whose path matches GLOB (repeat for each
+    /// group), e.g. --group smsctp='runs/sm*/**' --group normal='runs/n*/**'.
+    #[arg(long, value_name = "NAME=GLOB")]
+    group: Vec<String>,
+    /// Keep only handovers of this class (planned, failover, return, other;
+    /// repeatable).
+    #[arg(long, value_name = "CLASS")]
+    class: Vec<String>,
+    /// Keep only captures taken at this side (mn, cn; repeatable).
+    #[arg(long, value_name = "SIDE")]
+    side: Vec<String>,
+    /// Sweep chart: the swept parameter on the x axis (e.g. rto).
+    #[arg(long, value_name = "PARAM", requires = "metric")]
+    x: Option<String>,
+    /// Sweep chart: one series per value of this parameter (e.g. pmr).
+    #[arg(long, value_name = "PARAM", requires = "x")]
+    series: Option<String>,
+    /// Sweep chart: the component drawn (e.g. failover_time, data_interrupt).
+    #[arg(long, value_name = "COMPONENT", requires = "x")]
+    metric: Option<String>,
+    /// Sweep chart of a failover metric: the predictions drawn beside it,
+    /// with the observed PMR and RTO: eq4 (Bokor eq. (4), PMR × RTO, for
+    /// RTO.Min = RTO.Max), eq3 (eq. (3), doubling RTOs capped at
+    /// --rto-max-ms), none.
+    #[arg(long, value_name = "EQ", value_delimiter = ',', default_value = "eq4")]
+    predict: Vec<String>,
+    /// No per-capture sections (comparison and sweep only).
+    #[arg(long)]
+    no_captures: bool,
+    /// Captures drawn at most (the rest still count in comparisons).
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    max_captures: usize,
+    /// Associations drawn per capture, those with handovers first.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    max_associations: usize,
+    /// Files analysed at once (default: all cores).
+    #[arg(short, long, value_name = "N")]
+    jobs: Option<usize>,
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+    #[command(flatten)]
+    analysis: AnalysisArgs,
+}
+
+fn group_by(args: &ReportArgs) -> anyhow::Result<GroupBy> {
+    if let Some(c) = &args.by {
+        return Ok(GroupBy::Column(c.clone()));
+    }
+    if args.group.is_empty() {
+        return Ok(GroupBy::All);
+    }
+    let mut groups = Vec::new();
+    for g in &args.group {
+        let Some((name, pattern)) = g.split_once('=') else {
+            bail!("--group {g}: expected NAME=GLOB");
+        };
+        let p = glob::Pattern::new(pattern)
+            .with_context(|| format!("--group {g}: not a glob pattern"))?;
+        groups.push((name.to_string(), p));
+    }
+    Ok(GroupBy::Globs(groups))
+}
+
+pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let options = analysis_options(&args.analysis)?;
+    let assets = args.assets.clone().unwrap_or_else(|| {
+        let stem = args
+            .output
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "report".into());
+        args.output.with_file_name(format!("{stem}-assets"))
+    });
+    let config = ReportConfig {
+        inputs: args.inputs.clone(),
+        title: args.title.clone(),
+        group_by: group_by(&args)?,
+        classes: args.class.clone(),
+        sides: args.side.clone(),
+        sweep: args.x.as_ref().map(|x| SweepRequest {
+            x: x.clone(),
+            series: args.series.clone(),
+            metric: args.metric.clone().unwrap_or_default(),
+            predict: args.predict.clone(),
+        }),
+        capture_sections: !args.no_captures,
+        max_captures: args.max_captures,
+        max_associations: args.max_associations.max(1),
+        batch: BatchConfig {
+            out: args.tables.clone().unwrap_or_else(|| assets.join("tables")),
+            format: TableFormat::Parquet,
+            jobs: args.jobs.unwrap_or(0),
+            force: true,
+            shard: None,
+            options,
+            harness_files: !args.analysis.no_harness_files,
+        },
+    };
+    // Inputs left out are listed once, below, with their reason.
+    let built = build::build(&config, &sctp_handover_tables::batch::Silent)?;
+    let doc = &built.document;
+    doc.write_assets(&assets)?;
+    std::fs::write(&args.output, html::render(doc))
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    if !args.quiet {
+        eprintln!(
+            "sctp-handover: wrote {} ({} figures, {} tables; assets in {})",
+            args.output.display(),
+            doc.figures().count(),
+            doc.tables().count(),
+            assets.display()
+        );
+    }
+    for e in &doc.excluded {
+        eprintln!("sctp-handover: left out {}: {}", e.input, e.reason);
+    }
+    let failed = built.outcomes.iter().any(|o| o.failed());
+    Ok(if failed {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,640 @@
+//! From inputs to the document: captures are analysed into the same tables
+//! `analyze --out` writes (so every number comes from one place), tables
+//! directories are read as they are; per-capture sections are drawn from
+//! traces of the captures; comparison and sweep sections are computed with
+//! polars from the `handovers` table.
+
+use crate::components::{self, COUNTS, LATENCY};
+use crate::document::{slug, Block, Document, Excluded, Section, Table};
+use crate::figures::svg::num;
+use crate::figures::{bars, rtt, sweep, timeline, tsn};
+use crate::stats::{self, GroupBy, Stat};
+use crate::trace::{CaptureTrace, TraceSink};
+use anyhow::{bail, Context};
+use polars::functions::concat_df_diagonal;
+use polars::prelude::DataFrame;
+use sctp_handover::analysis::analyze_stream;
+use sctp_handover::handover::{Handover, Point};
+use sctp_handover_tables::batch::{self, BatchConfig, Outcome, Progress};
+use sctp_handover_tables::inputs::{self, Input, InputKind};
+use sctp_handover_tables::read;
+use std::path::PathBuf;
+
+/// `--x PARAM [--series PARAM] --metric COMPONENT`.
+#[derive(Debug, Clone)]
+pub struct SweepRequest {
+    pub x: String,
+    pub series: Option<String>,
+    pub metric: String,
+    /// Predictions drawn beside failover metrics: `eq3`, `eq4`.
+    pub predict: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ReportConfig {
+    pub inputs: Vec<PathBuf>,
+    pub title: Option<String>,
+    pub group_by: GroupBy,
+    /// Keep only handovers of these classes (empty: all).
+    pub classes: Vec<String>,
+    /// Keep only captures taken at these sides (empty: all).
+    pub sides: Vec<String>,
+    pub sweep: Option<SweepRequest>,
+    /// Draw a section per capture (TSN, RTT, handover time lines).
+    pub capture_sections: bool,
+    pub max_captures: usize,
+    /// Associations drawn per capture (those with handovers first).
+    pub max_associations: usize,
+    /// How captures are analysed; `out` is where their tables go.
+    pub batch: BatchConfig,
+}
+
+/// The document, and how each analysed capture ended.
+pub struct Built {
+    pub document: Document,
+    pub outcomes: Vec<Outcome>,
+}
+
+fn point_text(p: &Option<Point>) -> String {
+    match p {
+        Some(Point {
+            frame: Some(f),
+            what,
+            ..
+        }) => format!("frame {f} ({what})"),
+        Some(Point {
+            frame: None, what, ..
+        }) => format!("event log ({what})"),
+        None => String::new(),
+    }
+}
+
+/// The table beneath a handover's time line: every component, its value
+/// or why it has none.
+fn handover_table(h: &Handover, name: String, title: String) -> Table {
+    let mut t = Table::new(
+        name,
+        title,
+        &["component", "column", "ms", "from", "to", "why null"],
+    );
+    for def in LATENCY {
+        let Some(c) = components::of(h, def.key) else {
+            continue;
+        };
+        t.row(vec![
+            def.label.into(),
+            format!("{}_ms", def.key),
+            num(c.ms),
+            point_text(&c.from),
+            point_text(&c.to),
+            c.missing.clone().unwrap_or_default(),
+        ]);
+    }
+    t
+}
+
+fn capture_section(
+    trace: &CaptureTrace,
+    anchors: &[sctp_handover::handover::anchors::Anchor],
+    index: usize,
+) -> anyhow::Result<Vec<Section>> {
+    let stem = format!("c{index}-{}", slug(&trace.source));
+    let mut top = Section::new(stem.clone(), format!("Capture {}", trace.source), 2);
+    if let Some(f) = &trace.file {
+        let span = match (f.first_time, f.last_time) {
+            (Some(a), Some(b)) => format!(", {:.3} s", b.since(a).as_millis_f64() / 1000.0),
+            _ => String::new(),
+        };
+        top.text(format!(
+            "{} frames ({} SCTP){span}; {} associations, {} data path switches; capture point {}.",
+            f.frames,
+            f.accounting.sctp + f.accounting.sctp_truncated,
+            f.associations,
+            f.handovers,
+            sctp_handover_tables::records::capture_point_name(f.capture_point)
+        ));
+        if let Some(w) = &f.warning {
+            top.text(format!("Warning: {w}"));
+        }
+    }
+    if trace.associations.is_empty() {
+        top.text("No association with DATA or a handover: nothing to draw.");
+    }
+    if trace.omitted > 0 {
+        top.text(format!(
+            "{} more associations with DATA are not drawn (--max-associations).",
+            trace.omitted
+        ));
+    }
+    let mut sections = vec![top];
+    for a in &trace.associations {
+        let astem = format!("{stem}-a{}", a.id);
+        let mut s = Section::new(
+            astem.clone(),
+            format!(
+                "Association {} (ports {} ↔ {}), {} handover{}",
+                a.id,
+                a.ports.0,
+                a.ports.1,
+                a.handovers.len(),
+                if a.handovers.len() == 1 { "" } else { "s" }
+            ),
+            3,
+        );
+        for sender in 0..2 {
+            if let Some(f) = tsn::figure(trace, a, sender, anchors, format!("{astem}-tsn{sender}"))?
+            {
+                s.blocks.push(Block::Figure(f));
+            }
+        }
+        if let Some(f) = rtt::figure(trace, a, format!("{astem}-rtt"))? {
+            s.blocks.push(Block::Figure(f));
+        }
+        if a.handovers.is_empty() {
+            s.text("No data path switch in this association.");
+        }
+        for (i, h) in a.handovers.iter().enumerate() {
+            let title = format!(
+                "Handover {}, {}: path {} → path {} at frame {}",
+                i + 1,
+                sctp_handover_tables::records::class_name(h.class),
+                h.from_path,
+                h.to_path,
+                h.switch_frame
+            );
+            s.text(format!(
+                "Handover {}: DATA from endpoint {} moves from path {} ({} → {}) to path {} ({} → {}) \
+                 at frame {} (TSN {}).",
+                i + 1,
+                h.sender,
+                h.from_path,
+                h.from_src,
+                h.from_dst,
+                h.to_path,
+                h.to_src,
+                h.to_dst,
+                h.switch_frame,
+                h.switch_tsn
+            ));
+            let hstem = format!("{astem}-h{}", i + 1);
+            match timeline::figure(h, format!("{hstem}-timeline"), title.clone())? {
+                Some(f) => s.blocks.push(Block::Figure(f)),
+                None => s.text(format!("{title}: no component could be computed.")),
+            }
+            s.blocks.push(Block::Table(handover_table(
+                h,
+                format!("{hstem}-components"),
+                format!(
+                    "Components of handover {} (frame {})",
+                    i + 1,
+                    h.switch_frame
+                ),
+            )));
+        }
+        sections.push(s);
+    }
+    Ok(sections)
+}
+
+fn stat_cells(s: &Stat) -> Vec<String> {
+    vec![
+        s.n.to_string(),
+        num(s.mean),
+        num(s.median),
+        num(s.min),
+        num(s.max),
+        num(s.std),
+    ]
+}
+
+/// Every compared quantity: (column, label, unit, file stem).
+fn compared() -> Vec<(String, &'static str, &'static str, String)> {
+    LATENCY
+        .iter()
+        .map(|c| (format!("{}_ms", c.key), c.label, "ms", c.key.to_string()))
+        .chain(
+            COUNTS
+                .iter()
+                .map(|(col, label, unit)| (col.to_string(), *label, *unit, col.to_string())),
+        )
+        .collect()
+}
+
+fn comparison_section(
+    df: &DataFrame,
+    by: &GroupBy,
+    excluded: &mut Vec<Excluded>,
+) -> anyhow::Result<Section> {
+    let (groups, rest, why) = stats::groups(df, by)?;
+    let mut s = Section::new("comparison", "Comparison", 2);
+    let how = match by {
+        GroupBy::All => "all handovers as one group".to_string(),
+        GroupBy::Column(c) => format!("grouped by `{c}`"),
+        GroupBy::Globs(g) => format!(
+            "grouped by --group {}",
+            g.iter()
+                .map(|(n, p)| format!("{n}={}", p.as_str()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    };
+    s.text(format!(
+        "{} handovers from {} inputs, {how}. For each component: n (handovers with a value), \
+         mean, median, minimum, maximum and the sample standard deviation (n − 1), in the \
+         layout of Honda's N-run averages. Components that are null everywhere are left out.",
+        df.height(),
+        groups.iter().map(|g| g.inputs).sum::<usize>()
+    ));
+    for g in groups.iter().filter(|g| g.rows.height() == 0) {
+        s.text(format!("Group `{}` holds no handover.", g.name));
+    }
+    if rest.height() > 0 {
+        let mut sources: Vec<String> = stats::text_values(&rest, "source")?
+            .into_iter()
+            .flatten()
+            .collect();
+        sources.sort();
+        sources.dedup();
+        for src in sources {
+            excluded.push(Excluded {
+                input: src,
+                reason: format!("its handovers are in no group: {why}"),
+            });
+        }
+    }
+    // The overview: one row per quantity, one column per group.
+    let mut header = vec!["quantity".to_string(), "unit".to_string()];
+    header.extend(groups.iter().map(|g| format!("{} mean ± sd (n)", g.name)));
+    let mut overview = Table {
+        name: "comparison-overview".into(),
+        title: "Means per group".into(),
+        header,
+        rows: Vec::new(),
+    };
+    let mut details = Vec::new();
+    for (column, label, unit, stem) in compared() {
+        let mut per_group = Vec::new();
+        for g in &groups {
+            per_group.push((
+                g.name.clone(),
+                stats::stat(&g.rows, &column)?.unwrap_or_default(),
+            ));
+        }
+        if per_group.iter().all(|(_, st)| st.n == 0) {
+            continue;
+        }
+        let mut row = vec![label.to_string(), unit.to_string()];
+        for (_, st) in &per_group {
+            row.push(match st.mean {
+                Some(m) => format!(
+                    "{m:.3}{} ({})",
+                    st.std.map_or(String::new(), |sd| format!(" ± {sd:.3}")),
+                    st.n
+                ),
+                None => "– (0)".into(),
+            });
+        }
+        overview.row(row);
+        let mut t = Table::new(
+            format!("comparison-{stem}"),
+            format!(
+                "{label}{}",
+                if unit.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({unit})")
+                }
+            ),
+            &["group", "n", "mean", "median", "min", "max", "std"],
+        );
+        for (g, st) in &per_group {
+            let mut cells = vec![g.clone()];
+            cells.extend(stat_cells(st));
+            t.row(cells);
+        }
+        // One group has nothing to compare: its table says it all.
+        let fig = if per_group.len() > 1 {
+            bars::figure(&per_group, label, unit, format!("comparison-{stem}-bars"))?
+        } else {
+            None
+        };
+        details.push((t, fig));
+    }
+    s.blocks.push(Block::Table(overview));
+    for (t, fig) in details {
+        s.blocks.push(Block::Table(t));
+        if let Some(f) = fig {
+            s.blocks.push(Block::Figure(f));
+        }
+    }
+    Ok(s)
+}
+
+fn sweep_section(df: &DataFrame, request: &SweepRequest) -> anyhow::Result<Section> {
+    let x = stats::resolve_column(df, &request.x)?;
+    let series = request
+        .series
+        .as_deref()
+        .map(|s| stats::resolve_column(df, s))
+        .transpose()?;
+    let metric = stats::resolve_column(df, &request.metric)?;
+    let key = metric.trim_end_matches("_ms");
+    let label = components::label_of(key).unwrap_or(key);
+    let xs = stats::numbers(df, &x).with_context(|| format!("--x {x}: not a number column"))?;
+    if xs.iter().all(|v| v.is_none()) {
+        bail!("--x {}: no numeric value in column `{x}`", request.x);
+    }
+    let series_values: Vec<Option<String>> = match &series {
+        Some(c) => stats::text_values(df, c)?,
+        None => vec![Some("all".into()); df.height()],
+    };
+    let mut names: Vec<String> = series_values.iter().flatten().cloned().collect();
+    names.sort();
+    names.dedup();
+    let numeric_names = names.iter().all(|n| n.parse::<f64>().is_ok());
+    if numeric_names {
+        names.sort_by(|a, b| {
+            a.parse::<f64>()
+                .unwrap_or(0.0)
+                .total_cmp(&b.parse::<f64>().unwrap_or(0.0))
+        });
+    }
+    let mut x_values: Vec<f64> = xs.iter().flatten().copied().collect();
+    x_values.sort_by(f64::total_cmp);
+    x_values.dedup();
+    let mut all_series = Vec::new();
+    let mut predictions = Vec::new();
+    let mut table = Table::new(
+        format!("sweep-{}", slug(key)),
+        format!("{label} over {}", request.x),
+        &["series", "x", "n", "mean", "median", "min", "max", "std"],
+    );
+    let predicted: Vec<(&str, &str)> = if key.starts_with("failover_") {
+        [
+            ("eq3", "failover_predicted_eq3_ms", "Bokor eq. (3)"),
+            ("eq4", "failover_predicted_eq4_ms", "Bokor eq. (4)"),
+        ]
+        .into_iter()
+        .filter(|(name, _, _)| request.predict.iter().any(|p| p == name))
+        .map(|(_, column, what)| (column, what))
+        .collect()
+    } else {
+        Vec::new()
+    };
+    for name in &names {
+        let series_label = match &series {
+            Some(c) => format!("{} = {name}", c.trim_start_matches("param_")),
+            None => name.clone(),
+        };
+        let mut points = Vec::new();
+        let mut predicted_points: Vec<Vec<(f64, f64)>> = vec![Vec::new(); predicted.len()];
+        for &xv in &x_values {
+            let rows = stats::mask(df, |i| {
+                xs[i] == Some(xv) && series_values[i].as_deref() == Some(name.as_str())
+            })?;
+            if rows.height() == 0 {
+                continue;
+            }
+            let st = stats::stat(&rows, &metric)?.unwrap_or_default();
+            let mut cells = vec![series_label.clone(), num(Some(xv))];
+            cells.extend(stat_cells(&st));
+            table.row(cells);
+            points.push((xv, st));
+            for (j, (col, _)) in predicted.iter().enumerate() {
+                if let Some(Stat { mean: Some(m), .. }) = stats::stat(&rows, col)? {
+                    predicted_points[j].push((xv, m));
+                }
+            }
+        }
+        for (j, (_, what)) in predicted.iter().enumerate() {
+            if !predicted_points[j].is_empty() {
+                predictions.push(sweep::Prediction {
+                    name: format!("{what}, {series_label}"),
+                    series: series_label.clone(),
+                    points: std::mem::take(&mut predicted_points[j]),
+                });
+            }
+        }
+        all_series.push(sweep::Series {
+            name: series_label,
+            points,
+        });
+    }
+    let mut s = Section::new("sweep", format!("Sweep: {label} over {}", request.x), 2);
+    s.text(format!(
+        "{label} (column `{metric}`) against `{x}`{}: the mean at each value with a band from the \
+         minimum to the maximum{}.",
+        series
+            .as_ref()
+            .map_or(String::new(), |c| format!(", one series per value of `{c}`")),
+        if predicted.is_empty() {
+            String::new()
+        } else {
+            "; dashed: Bokor's predictions from the observed PMR and RTO estimate (docs/metrics.md, Failover)".into()
+        }
+    ));
+    let title = format!("{label} vs {}", request.x.trim_start_matches("param_"));
+    let y_label = if metric.ends_with("_ms") {
+        format!("{label} (ms)")
+    } else {
+        label.to_string()
+    };
+    if let Some(f) = sweep::figure(
+        sweep::SweepSpec {
+            title: &title,
+            x_label: &format!("{} (swept parameter)", x.trim_start_matches("param_")),
+            y_label: &y_label,
+            name: format!("sweep-{}-figure", slug(key)),
+        },
+        &all_series,
+        &predictions,
+    )? {
+        s.blocks.push(Block::Figure(f));
+    } else {
+        s.text(format!("No value of `{metric}` to draw."));
+    }
+    s.blocks.push(Block::Table(table));
+    Ok(s)
+}
+
+fn concat(frames: Vec<DataFrame>) -> anyhow::Result<Option<DataFrame>> {
+    if frames.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(concat_df_diagonal(&frames)?))
+}
+
+/// Builds the document; captures are analysed into `config.batch.out`.
+pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<Built> {
+    let mut doc = Document {
+        title: config
+            .title
+            .clone()
+            .unwrap_or_else(|| "SCTP handover report".into()),
+        ..Default::default()
+    };
+    let (datasets, others): (Vec<PathBuf>, Vec<PathBuf>) = config
+        .inputs
+        .iter()
+        .cloned()
+        .partition(|p| read::is_dataset(p));
+    let mut dataset_dirs = datasets.clone();
+    let mut outcomes = Vec::new();
+    let mut captures: Vec<Input> = Vec::new();
+    if !others.is_empty() {
+        let (found, problems) = inputs::discover(&others);
+        for p in problems {
+            doc.excluded.push(Excluded {
+                input: p.path.display().to_string(),
+                reason: p.reason,
+            });
+        }
+        let (planned, params) = batch::plan(found, None);
+        captures = planned
+            .iter()
+            .filter(|i| i.kind == InputKind::Capture)
+            .cloned()
+            .collect();
+        let mut batch_config = config.batch.clone();
+        batch_config.force = true;
+        outcomes = batch::run(planned, &params, &batch_config, progress)?;
+        dataset_dirs.push(config.batch.out.clone());
+    }
+    let mut files = Vec::new();
+    let mut handovers = Vec::new();
+    for d in &dataset_dirs {
+        if let Some(f) = read::read_table(d, "files")? {
+            files.push(f);
+        }
+        if let Some(h) = read::read_table(d, "handovers")? {
+            handovers.push(h);
+        }
+    }
+    let files = concat(files)?.context("no input: no capture and no table found")?;
+    let all_handovers = concat(handovers)?;
+
+    // Inputs that failed or are not captures: listed, never silently dropped.
+    let sources = stats::text_values(&files, "source")?;
+    let statuses = stats::text_values(&files, "status")?;
+    let errors = stats::text_values(&files, "error")?;
+    let mut usable = Vec::new();
+    for i in 0..files.height() {
+        let src = sources[i].clone().unwrap_or_default();
+        match statuses[i].as_deref() {
+            Some("ok") | Some("truncated") => usable.push(src),
+            status => doc.excluded.push(Excluded {
+                input: src,
+                reason: format!(
+                    "{}: {}",
+                    status.unwrap_or("unknown status"),
+                    errors[i].clone().unwrap_or_default()
+                ),
+            }),
+        }
+    }
+    let handovers = match &all_handovers {
+        Some(df) => {
+            let df = stats::filter_in(df, "class", &config.classes)?;
+            Some(stats::filter_in(&df, "capture_side", &config.sides)?)
+        }
+        None => None,
+    };
+    let with_handovers: Vec<String> = match &handovers {
+        Some(df) => stats::text_values(df, "source")?
+            .into_iter()
+            .flatten()
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut filters = Vec::new();
+    if !config.classes.is_empty() {
+        filters.push(format!("class {}", config.classes.join("/")));
+    }
+    if !config.sides.is_empty() {
+        filters.push(format!("capture side {}", config.sides.join("/")));
+    }
+    for src in &usable {
+        if !with_handovers.contains(src) {
+            doc.excluded.push(Excluded {
+                input: src.clone(),
+                reason: if filters.is_empty() {
+                    "no handover (no data path switch)".into()
+                } else {
+                    format!("no handover with {}", filters.join(", "))
+                },
+            });
+        }
+    }
+    doc.summary.push(format!(
+        "{} inputs ({} capture{} analysed now{}); {} handovers{}.",
+        files.height(),
+        captures.len(),
+        if captures.len() == 1 { "" } else { "s" },
+        if datasets.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", tables read from {}",
+                datasets
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        },
+        handovers.as_ref().map_or(0, |d| d.height()),
+        if filters.is_empty() {
+            String::new()
+        } else {
+            format!(" kept ({})", filters.join(", "))
+        }
+    ));
+
+    if let Some(df) = handovers.as_ref().filter(|d| d.height() > 0) {
+        doc.sections
+            .push(comparison_section(df, &config.group_by, &mut doc.excluded)?);
+        if let Some(req) = &config.sweep {
+            doc.sections.push(sweep_section(df, req)?);
+        }
+    } else if config.sweep.is_some() {
+        bail!("no handover in the inputs: nothing to sweep");
+    }
+
+    if config.capture_sections {
+        let drawn: Vec<&Input> = captures
+            .iter()
+            .filter(|c| usable.contains(&c.source))
+            .collect();
+        if drawn.len() > config.max_captures {
+            doc.summary.push(format!(
+                "Per-capture sections for the first {} of {} captures (--max-captures).",
+                config.max_captures,
+                drawn.len()
+            ));
+        }
+        if !datasets.is_empty() {
+            doc.summary.push(
+                "Inputs given as tables have no per-capture figures (they need the packets): \
+                 give the captures to draw them."
+                    .into(),
+            );
+        }
+        for (index, input) in drawn.into_iter().take(config.max_captures).enumerate() {
+            let options = batch::options_for(input, &config.batch).map_err(anyhow::Error::msg)?;
+            let mut sink = TraceSink::new(config.max_associations);
+            let file = analyze_stream(&input.path, &options, &mut sink).ok();
+            let trace = sink.finish(input.source.clone(), file);
+            doc.sections.extend(capture_section(
+                &trace,
+                &options.handover.anchors,
+                index + 1,
+            )?);
+        }
+    }
+    doc.excluded.sort_by(|a, b| a.input.cmp(&b.input));
+    doc.excluded.dedup();
+    Ok(Built {
+        document: doc,
+        outcomes,
+    })
+}

@@ -1,0 +1,276 @@
+//! Groups and their statistics, computed with polars over the `handovers`
+//! table as `analyze --out` writes it: n, mean, median, min, max and the
+//! sample standard deviation (ddof = 1) of every component per group.
+
+use anyhow::{bail, Context};
+use polars::prelude::{
+    BooleanChunked, ChunkAgg, ChunkQuantile, ChunkVar, DataFrame, DataType, NewChunkedArray,
+};
+
+/// How rows are put into groups.
+#[derive(Debug, Clone)]
+pub enum GroupBy {
+    /// One group holding every row.
+    All,
+    /// One group per distinct value of a column (`--by`).
+    Column(String),
+    /// Named glob patterns over `source` (`--group NAME=GLOB`); a row may
+    /// fall into several.
+    Globs(Vec<(String, glob::Pattern)>),
+}
+
+/// Summary statistics of one column within one group (nulls left out).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Stat {
+    pub n: usize,
+    pub mean: Option<f64>,
+    pub median: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    /// Sample standard deviation (n − 1); None below two values.
+    pub std: Option<f64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub name: String,
+    pub rows: DataFrame,
+    /// Distinct sources in the group.
+    pub inputs: usize,
+}
+
+/// Columns whose text names groups: `file` means `source`, and a swept
+/// parameter may be named without its `param_` prefix.
+pub fn resolve_column(df: &DataFrame, name: &str) -> anyhow::Result<String> {
+    let names: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    let candidates = [
+        name.to_owned(),
+        format!("param_{name}"),
+        if name == "file" {
+            "source".into()
+        } else {
+            name.to_owned()
+        },
+        format!("{name}_ms"),
+    ];
+    for c in candidates {
+        if names.contains(&c) {
+            return Ok(c);
+        }
+    }
+    let params: Vec<&str> = names
+        .iter()
+        .filter_map(|n| n.strip_prefix("param_"))
+        .collect();
+    bail!(
+        "no column `{name}` in the handovers table (group by scenario, capture_side, class, \
+         file{}{})",
+        if params.is_empty() {
+            ""
+        } else {
+            ", or a swept parameter: "
+        },
+        params.join(", ")
+    )
+}
+
+/// A column's values as text (group names, sources), nulls as None.
+pub fn text_values(df: &DataFrame, column: &str) -> anyhow::Result<Vec<Option<String>>> {
+    let c = df.column(column)?.as_materialized_series();
+    if c.dtype().is_float() {
+        // 100 rather than "100.0": swept parameters read as people wrote them.
+        let f = c.cast(&DataType::Float64)?;
+        return Ok(f
+            .f64()?
+            .iter()
+            .map(|v| v.map(|x| crate::figures::svg::num(Some(x))))
+            .collect());
+    }
+    let c = c.cast(&DataType::String)?;
+    Ok(c.str()?.iter().map(|v| v.map(|s| s.to_owned())).collect())
+}
+
+/// A numeric column as f64 values, nulls as None.
+pub fn numbers(df: &DataFrame, column: &str) -> anyhow::Result<Vec<Option<f64>>> {
+    let s = df
+        .column(column)
+        .with_context(|| format!("no column `{column}`"))?
+        .as_materialized_series()
+        .cast(&DataType::Float64)?;
+    Ok(s.f64()?.iter().collect())
+}
+
+/// The rows for which `keep(row index)` holds.
+pub fn mask(df: &DataFrame, keep: impl Fn(usize) -> bool) -> anyhow::Result<DataFrame> {
+    let m = BooleanChunked::from_iter_values("mask".into(), (0..df.height()).map(keep));
+    Ok(df.filter(&m)?)
+}
+
+/// Rows kept where `column` has one of `values` (an empty list keeps all).
+pub fn filter_in(df: &DataFrame, column: &str, values: &[String]) -> anyhow::Result<DataFrame> {
+    if values.is_empty() {
+        return Ok(df.clone());
+    }
+    let v = text_values(df, column)?;
+    mask(df, |i| v[i].as_ref().is_some_and(|x| values.contains(x)))
+}
+
+fn distinct_sources(df: &DataFrame) -> usize {
+    text_values(df, "source")
+        .map(|v| {
+            let mut s: Vec<String> = v.into_iter().flatten().collect();
+            s.sort();
+            s.dedup();
+            s.len()
+        })
+        .unwrap_or(0)
+}
+
+/// Sorts group names numerically when they all are numbers.
+fn sort_names(names: &mut [String]) {
+    if names.iter().all(|n| n.parse::<f64>().is_ok()) {
+        names.sort_by(|a, b| {
+            let (x, y) = (
+                a.parse::<f64>().unwrap_or(0.0),
+                b.parse::<f64>().unwrap_or(0.0),
+            );
+            x.total_cmp(&y)
+        });
+    } else {
+        names.sort();
+    }
+}
+
+/// The groups, in a stable order; rows without a group are returned
+/// apart (with the reason) so the report can list them.
+pub fn groups(df: &DataFrame, by: &GroupBy) -> anyhow::Result<(Vec<Group>, DataFrame, String)> {
+    match by {
+        GroupBy::All => Ok((
+            vec![Group {
+                name: "all".into(),
+                rows: df.clone(),
+                inputs: distinct_sources(df),
+            }],
+            df.clear(),
+            String::new(),
+        )),
+        GroupBy::Column(name) => {
+            let column = &resolve_column(df, name)?;
+            let values = text_values(df, column)?;
+            let mut names: Vec<String> = values.iter().flatten().cloned().collect();
+            names.sort();
+            names.dedup();
+            sort_names(&mut names);
+            let mut out = Vec::new();
+            for value in names {
+                let rows = mask(df, |i| values[i].as_deref() == Some(value.as_str()))?;
+                // A bare number says little: name a swept parameter's groups
+                // `pmr = 2`.
+                let name = match column.strip_prefix("param_") {
+                    Some(p) => format!("{p} = {value}"),
+                    None => value,
+                };
+                out.push(Group {
+                    inputs: distinct_sources(&rows),
+                    name,
+                    rows,
+                });
+            }
+            let rest = mask(df, |i| values[i].is_none())?;
+            Ok((out, rest, format!("no value in column `{column}`")))
+        }
+        GroupBy::Globs(patterns) => {
+            let sources = text_values(df, "source")?;
+            let matches =
+                |i: usize, p: &glob::Pattern| sources[i].as_deref().is_some_and(|s| p.matches(s));
+            let mut out = Vec::new();
+            for (name, p) in patterns {
+                let rows = mask(df, |i| matches(i, p))?;
+                out.push(Group {
+                    name: name.clone(),
+                    inputs: distinct_sources(&rows),
+                    rows,
+                });
+            }
+            let rest = mask(df, |i| !patterns.iter().any(|(_, p)| matches(i, p)))?;
+            Ok((out, rest, "matches no --group pattern".into()))
+        }
+    }
+}
+
+/// Statistics of a numeric column (None when the column is absent).
+pub fn stat(df: &DataFrame, column: &str) -> anyhow::Result<Option<Stat>> {
+    let Ok(c) = df.column(column) else {
+        return Ok(None);
+    };
+    let s = c.as_materialized_series().cast(&DataType::Float64)?;
+    let ca = s.f64()?;
+    let n = ca.len() - ca.null_count();
+    Ok(Some(Stat {
+        n,
+        mean: ca.mean(),
+        median: ca.median(),
+        min: ca.min(),
+        max: ca.max(),
+        std: if n >= 2 { ca.std(1) } else { None },
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use polars::prelude::df;
+
+    fn frame() -> DataFrame {
+        df!(
+            "source" => ["a/r1.pcap", "a/r2.pcap", "b/r1.pcap", "b/r2.pcap", "c.pcap"],
+            "param_pmr" => [Some(1.0), Some(1.0), Some(2.0), Some(2.0), None],
+            "data_interrupt_ms" => [Some(10.0), Some(14.0), Some(30.0), None, Some(5.0)]
+        )
+        .expect("frame")
+    }
+
+    #[test]
+    fn groups_by_a_parameter_name_their_values_and_keep_the_rest_apart() {
+        let (groups, rest, why) = groups(&frame(), &GroupBy::Column("pmr".into())).expect("groups");
+        let names: Vec<&str> = groups.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(names, ["pmr = 1", "pmr = 2"]);
+        assert_eq!(rest.height(), 1);
+        assert!(why.contains("param_pmr"));
+        let s = stat(&groups[0].rows, "data_interrupt_ms")
+            .expect("stat")
+            .expect("column");
+        assert_eq!(
+            (s.n, s.mean, s.median, s.min, s.max),
+            (2, Some(12.0), Some(12.0), Some(10.0), Some(14.0))
+        );
+        // Sample standard deviation: sqrt(((10-12)² + (14-12)²) / 1).
+        assert!((s.std.unwrap_or(0.0) - 8f64.sqrt()).abs() < 1e-12);
+        let one = stat(&groups[1].rows, "data_interrupt_ms")
+            .expect("stat")
+            .expect("column");
+        assert_eq!((one.n, one.std), (1, None));
+    }
+
+    #[test]
+    fn glob_groups_may_be_empty_and_unknown_columns_are_named() {
+        let by = GroupBy::Globs(vec![
+            ("a".into(), glob::Pattern::new("a/*").expect("glob")),
+            ("none".into(), glob::Pattern::new("z/*").expect("glob")),
+        ]);
+        let (groups, rest, _) = groups(&frame(), &by).expect("groups");
+        assert_eq!(groups[0].rows.height(), 2);
+        assert_eq!(groups[0].inputs, 2);
+        assert_eq!(groups[1].rows.height(), 0);
+        assert_eq!(rest.height(), 3);
+        let e = resolve_column(&frame(), "colour").expect_err("no such column");
+        assert!(
+            e.to_string().contains("`colour`") && e.to_string().contains("pmr"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,335 @@
+//! `sctp-handover report` end to end: reports from captures, from a tables
+//! directory and from a harness sweep, each checked by tests/check_report.py
+//! (well-formed, self-contained, every figure also an SVG file that parses,
+//! and every number equal to the tables it was built from, recomputed with
+//! pyarrow and Python's statistics module), and opened in headless Chromium.
+
+#[path = "../analyzer/tests/common/mod.rs"]
+mod common;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sctp-handover"))
+        .args(args)
+        .current_dir(common::repo_root())
+        .output()
+        .expect("binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// tests/check_report.py over a report; its JSON verdict.
+fn check(html: &Path, assets: &Path, tables: &Path, extra: &[&str]) -> Value {
+    let out = Command::new(std::env::var("SCTPHO_PYTHON").unwrap_or_else(|_| "python3".into()))
+        .arg(common::repo_root().join("tests/check_report.py"))
+        .args([path(html), path(assets), path(tables)])
+        .args(extra)
+        .output()
+        .expect("python3 runs (make setup installs pyarrow)");
+    let verdict: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "check_report.py: {e}: {}{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        )
+    });
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        html.display(),
+        verdict["problems"]
+    );
+    verdict
+}
+
+fn figures(verdict: &Value) -> Vec<String> {
+    verdict["figures"]
+        .as_array()
+        .expect("figures")
+        .iter()
+        .map(|f| f.as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn csv_rows(path: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+fn assets_file(assets: &Path, suffix: &str) -> PathBuf {
+    let found: Vec<PathBuf> = std::fs::read_dir(assets)
+        .expect("assets")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    assert_eq!(found.len(), 1, "{suffix}: {found:?}");
+    found[0].clone()
+}
+
+/// Headless Chromium: the DOM it builds holds every figure as an SVG
+/// element, and a screenshot is drawn.
+fn open_in_chromium(html: &Path, svgs: usize, dir: &Path) {
+    let url = format!("file://{}", path(html));
+    let profile = dir.join("chromium-profile");
+    let base = |args: &[&str]| {
+        Command::new("chromium")
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                &format!("--user-data-dir={}", path(&profile)),
+            ])
+            .args(args)
+            .output()
+            .expect("chromium runs (make setup installs it)")
+    };
+    let dom = base(&["--dump-dom", &url]);
+    let dom = text(&dom.stdout);
+    assert_eq!(
+        dom.matches("<svg").count(),
+        svgs,
+        "SVG elements in Chromium's DOM"
+    );
+    assert!(dom.contains("</html>"), "Chromium parsed the whole page");
+    let shot = dir.join("screenshot.png");
+    base(&[
+        &format!("--screenshot={}", path(&shot)),
+        "--window-size=1100,1600",
+        &url,
+    ]);
+    let png = std::fs::read(&shot).expect("screenshot written");
+    assert_eq!(&png[1..4], b"PNG");
+    assert!(png.len() > 20_000, "a blank page? {} bytes", png.len());
+}
+
+#[test]
+fn a_capture_report_draws_every_figure_and_holds_the_tables_numbers() {
+    let dir = common::tempdir("report-capture");
+    let html = dir.join("koh.html");
+    let o = run(&[
+        "report",
+        "sample-captures/koh-kim-1",
+        "-o",
+        path(&html),
+        "--by",
+        "capture_side",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let assets = dir.join("koh-assets");
+    let verdict = check(
+        &html,
+        &assets,
+        &assets.join("tables"),
+        &["--by", "capture_side"],
+    );
+    let figs = figures(&verdict);
+    // Both capture points: one association, DATA both ways, HEARTBEATs,
+    // two data path switches (CN→MN after SET-PRIMARY, MN→CN after
+    // DELETE-IP; sample-captures/README.md).
+    for (c, side) in [("c1", "cn"), ("c2", "mn")] {
+        for f in ["tsn0", "tsn1", "rtt", "h1-timeline", "h2-timeline"] {
+            let name = format!("{c}-sample-captures-koh-kim-1-{side}-pcap-a0-{f}");
+            assert!(figs.contains(&name), "{name} in {figs:?}");
+        }
+    }
+    assert!(figs.contains(&"comparison-data_interrupt-bars".to_string()));
+    assert!(verdict["checked"].as_u64().unwrap_or(0) > 100, "{verdict}");
+
+    // Checked by hand in Wireshark: at the MN the CN's new DATA leaves the
+    // old path with frame 106 and arrives on the new one with frame 109,
+    // 50.021 ms later, after the SET-PRIMARY of frame 104.
+    let components = csv_rows(&assets_file(&assets, "mn-pcap-a0-h1-components.csv"));
+    let interrupt = components
+        .iter()
+        .find(|r| r[1] == "data_interrupt_ms")
+        .expect("data interrupt row");
+    assert_eq!(interrupt[2], "50.021");
+    assert!(interrupt[3].starts_with("frame 106 "), "{interrupt:?}");
+    assert!(interrupt[4].starts_with("frame 109 "), "{interrupt:?}");
+    let page = std::fs::read_to_string(&html).expect("html");
+    assert!(
+        page.contains("<title>frame 104: ASCONF serial"),
+        "tooltips name frames"
+    );
+    assert!(page.contains("SACK cumulative TSN ack"));
+
+    open_in_chromium(&html, verdict["svgs"].as_u64().unwrap_or(0) as usize, &dir);
+}
+
+#[test]
+fn a_harness_sweep_becomes_a_comparison_and_a_sweep_chart() {
+    let dir = common::tempdir("report-sweep");
+    let tables = dir.join("tables");
+    let o = run(&["analyze", "sample-sweeps", "--out", path(&tables), "-q"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+
+    // Comparison from the tables directory: nothing re-analysed.
+    let html = dir.join("cmp.html");
+    let o = run(&[
+        "report",
+        path(&tables),
+        "--by",
+        "pmr",
+        "--side",
+        "cn",
+        "-o",
+        path(&html),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let assets = dir.join("cmp-assets");
+    assert!(
+        !assets.join("tables").exists(),
+        "a tables input is not analysed again"
+    );
+    let verdict = check(
+        &html,
+        &assets,
+        &tables,
+        &["--by", "param_pmr", "--side", "cn"],
+    );
+    assert!(figures(&verdict).contains(&"comparison-failover_time-bars".to_string()));
+    let failover = csv_rows(&assets.join("comparison-failover_time.csv"));
+    let groups: Vec<(&str, &str)> = failover
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str()))
+        .collect();
+    // Two RTOs × three runs per PMR, one failover each at the CN.
+    assert_eq!(groups, [("pmr = 1", "6"), ("pmr = 2", "6")]);
+    let page = std::fs::read_to_string(&html).expect("html");
+    assert!(page.contains("Inputs given as tables have no per-capture figures"));
+
+    // The sweep chart, one command.
+    let html = dir.join("sweep.html");
+    let o = run(&[
+        "report",
+        path(&tables),
+        "--side",
+        "cn",
+        "--x",
+        "rto",
+        "--series",
+        "pmr",
+        "--metric",
+        "failover_time",
+        "--no-captures",
+        "-o",
+        path(&html),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let assets = dir.join("sweep-assets");
+    let verdict = check(
+        &html,
+        &assets,
+        &tables,
+        &["--side", "cn", "--sweep", "rto", "pmr", "failover_time"],
+    );
+    assert!(figures(&verdict).contains(&"sweep-failover-time-figure".to_string()));
+    let sweep = csv_rows(&assets.join("sweep-failover-time.csv"));
+    let cells: Vec<(&str, &str, &str)> = sweep
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str(), r[2].as_str()))
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            ("pmr = 1", "100", "3"),
+            ("pmr = 1", "200", "3"),
+            ("pmr = 2", "100", "3"),
+            ("pmr = 2", "200", "3"),
+        ]
+    );
+    // More retransmissions before moving: PMR 2 fails over later than PMR 1
+    // at either RTO, and a longer RTO takes longer.
+    let mean = |i: usize| sweep[i][3].parse::<f64>().expect("mean");
+    assert!(mean(2) > mean(0) && mean(3) > mean(1), "{sweep:?}");
+    assert!(mean(1) > mean(0) && mean(3) > mean(2), "{sweep:?}");
+    let svg = std::fs::read_to_string(assets.join("sweep-failover-time-figure.svg")).expect("svg");
+    for legend in ["pmr = 1 (mean", "pmr = 2 (mean", "Bokor eq. (4), pmr = 2"] {
+        assert!(svg.contains(legend), "legend {legend}");
+    }
+    assert!(svg.contains("rto (swept parameter)") && svg.contains("failover time (ms)"));
+}
+
+#[test]
+fn bad_inputs_and_empty_groups_are_listed_never_dropped() {
+    let dir = common::tempdir("report-bad");
+    let garbage = dir.join("garbage.pcap");
+    std::fs::write(&garbage, b"this is not a capture at all").expect("write");
+    let whole = std::fs::read(common::sample("koh-kim-1", "mn")).expect("sample");
+    let cut = dir.join("cut.pcap");
+    std::fs::write(&cut, &whole[..3000]).expect("write");
+    let html = dir.join("bad.html");
+    let o = run(&[
+        "report",
+        path(&garbage),
+        path(&cut),
+        "sample-captures/koh-kim-1/mn.pcap",
+        "--group",
+        "koh=*koh-kim-1*",
+        "--group",
+        "nothing=*no-such-run*",
+        "-o",
+        path(&html),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a failed input: {}",
+        text(&o.stderr)
+    );
+    let stderr = text(&o.stderr);
+    assert!(stderr.contains("garbage.pcap: failed"), "{stderr}");
+    let assets = dir.join("bad-assets");
+    let excluded = csv_rows(&assets.join("excluded.csv"));
+    let reason = |name: &str| {
+        excluded
+            .iter()
+            .find(|r| r[0].ends_with(name))
+            .map(|r| r[1..].join(","))
+            .unwrap_or_else(|| panic!("{name} not listed: {excluded:?}"))
+    };
+    let garbage_reason = reason("garbage.pcap");
+    assert!(
+        garbage_reason.contains("failed: ")
+            && garbage_reason.contains("not a pcap or pcapng capture"),
+        "{excluded:?}"
+    );
+    assert_eq!(reason("cut.pcap"), "no handover (no data path switch)");
+    let page = std::fs::read_to_string(&html).expect("html");
+    assert!(page.contains("Group `nothing` holds no handover."));
+    let rows = csv_rows(&assets.join("comparison-data_interrupt.csv"));
+    assert_eq!(rows[0][..2], ["koh".to_string(), "2".to_string()]);
+    assert_eq!(rows[1], ["nothing", "0", "", "", "", "", ""]);
+
+    let o = run(&[
+        "report",
+        "sample-captures/koh-kim-1/mn.pcap",
+        "--by",
+        "colour",
+        "-o",
+        path(&dir.join("x.html")),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let stderr = text(&o.stderr);
+    assert!(
+        stderr.contains("no column `colour`") && stderr.contains("scenario"),
+        "{stderr}"
+    );
+}
