@@ -11,7 +11,7 @@ export SCTPHO_PYTHON ?= $(SCTPHO_VENV)/bin/python
 CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 
-.PHONY: setup build demo test lint lua-test samples install-plugin install-c-plugin bench-batch clean
+.PHONY: setup build demo reports test lint lua-test samples sweep-samples install-plugin install-c-plugin bench-batch clean
 
 setup:
 	@scripts/setup.sh
@@ -22,11 +22,32 @@ build: setup
 DEMO_OUT ?= demo-output
 
 ## Main job: the batch over every bundled sample capture (tables in
-## $(DEMO_OUT)/tables, compact summary), then one capture in detail.
+## $(DEMO_OUT)/tables, compact summary), one capture in detail, then the
+## reports of reports/.
 demo: build
 	$(RELEASE_BIN)/sctp-handover analyze sample-captures --out $(DEMO_OUT)/tables
 	@echo
 	$(RELEASE_BIN)/sctp-handover analyze sample-captures/koh-kim-1/mn.pcap
+	@echo
+	$(MAKE) --no-print-directory reports REPORT_BIN=$(RELEASE_BIN)/sctp-handover
+
+## reports/: one report per sample scenario, one comparison across them and
+## the sweep report (committed; the tables they were drawn from go to
+## $(DEMO_OUT)/report-tables).
+REPORT_BIN ?= $(CARGO_TARGET_DIR)/debug/sctp-handover
+reports:
+	@set -e; rm -rf reports/*.html reports/*-assets; mkdir -p reports; \
+	for d in sample-captures/*/; do \
+	  name=$$(basename $$d); \
+	  $(REPORT_BIN) report $$d -q -o reports/$$name.html --tables $(DEMO_OUT)/report-tables/$$name \
+	    --title "$$name: both capture points" --by capture_side; \
+	done; \
+	$(REPORT_BIN) report sample-captures -q -o reports/comparison.html --tables $(DEMO_OUT)/report-tables/comparison \
+	  --title "Sample scenarios compared (mobile-node captures)" --by scenario --side mn --no-captures; \
+	$(REPORT_BIN) report sample-sweeps -q -o reports/sweep-bokor-failover.html --tables $(DEMO_OUT)/report-tables/sweep \
+	  --title "bokor-failover: failover time over RTO and Path.Max.Retrans (correspondent captures)" \
+	  --side cn --by pmr --x rto --series pmr --metric failover_time --no-captures; \
+	echo "reports: wrote $$(ls reports/*.html | wc -l) reports in reports/"
 
 lint:
 	$(CARGO) fmt --all -- --check
@@ -64,6 +85,17 @@ samples: build
 	    mkdir -p sample-captures/$$name; \
 	    cp $$tmp/$$name/default/r01/{mn.pcap,cn.pcap,events.jsonl,scenario.toml,meta.json} sample-captures/$$name/; \
 	  fi; \
+	done; rm -rf $$tmp
+
+## Regenerate sample-sweeps/ (bokor-failover, RTO x PMR x 3 runs; ~3 min).
+sweep-samples: build
+	@set -e; tmp=$$(mktemp -d); \
+	$(RELEASE_BIN)/sctp-harness replay harness/scenarios/bokor-failover.toml --out $$tmp \
+	  --set rto=100,200 --set pmr=1,2 --repeat 3; \
+	rm -rf sample-sweeps/bokor-failover; \
+	for d in $$tmp/bokor-failover/*/r*; do \
+	  rel=$${d#$$tmp/}; mkdir -p sample-sweeps/$$rel; \
+	  cp $$d/{mn.pcap,cn.pcap,events.jsonl,scenario.toml,meta.json} sample-sweeps/$$rel/; \
 	done; rm -rf $$tmp
 
 clean:
