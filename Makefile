@@ -11,7 +11,7 @@ export SCTPHO_PYTHON ?= $(SCTPHO_VENV)/bin/python
 CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 
-.PHONY: setup build demo reports test lint lua-test samples sweep-samples install-plugin install-c-plugin bench-batch clean
+.PHONY: setup build demo reports test lint lua-test samples sweep-samples install-plugin install-c-plugin bench-batch hostile-figures clean
 
 setup:
 	@scripts/setup.sh
@@ -64,6 +64,10 @@ test: setup lint lua-test
 ## Batch figures for docs/performance.md (not part of `make test`).
 bench-batch: setup
 	scripts/bench-batch.sh
+
+## Time and memory of the analyzer on each hostile input (docs/robustness.md).
+hostile-figures: setup
+	scripts/hostile-figures.sh
 
 ## The Lua plugin into the personal Wireshark plugin folder.
 PLUGIN_DIR ?= $(HOME)/.local/lib/wireshark/plugins

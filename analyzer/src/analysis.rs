@@ -9,6 +9,7 @@ use crate::handover::{CapturePoint, Handover, HandoverConfig, HandoverEngine};
 use crate::time::{Nanos, Timestamp};
 use crate::track::assoc::Association;
 use crate::track::dedup::DuplicateDetector;
+use crate::track::limits::Hit;
 use crate::track::{PacketVerdict, TrackConfig, Tracker};
 use crate::wire::sctp::Packet as SctpPacket;
 use serde::Serialize;
@@ -53,6 +54,9 @@ pub struct Accounting {
     /// SCTP packets with a chunk that could not be decoded; the chunks
     /// before it were still analysed.
     pub sctp_malformed: u64,
+    /// SCTP packets not tracked because a cap on tracked state was reached
+    /// (`TrackConfig::limits`; the file's `limits` says which).
+    pub sctp_untracked: u64,
     /// The same SCTP packet captured a second time (e.g. `-i any`).
     pub capture_duplicates: u64,
     /// ICMP/ICMPv6 errors quoting an SCTP packet (not traffic).
@@ -76,6 +80,7 @@ impl Accounting {
         self.sctp
             + self.sctp_truncated
             + self.sctp_malformed
+            + self.sctp_untracked
             + self.capture_duplicates
             + self.icmp_about_sctp
             + self.ip_fragments
@@ -126,6 +131,9 @@ pub struct FileReport {
     pub associations: u64,
     /// Data path switches over all associations.
     pub handovers: u64,
+    /// One line per cap on tracked state that was reached (which cap, how
+    /// often, from which frame); empty when none was.
+    pub limits: Vec<String>,
 }
 
 /// When and why an association was handed to the sink.
@@ -218,9 +226,26 @@ struct Pipeline {
     previous_time: Option<Timestamp>,
     first_time: Option<Timestamp>,
     link_types: Vec<u32>,
+    /// Reassembly drops already charged to a frame, and the frame whose
+    /// decoding the next drops belong to.
+    fragment_drops_noted: u64,
+    last_decoded_frame: u64,
 }
 
 impl Pipeline {
+    /// Charges reassembly drops (made while decoding the last frame) to it.
+    fn note_fragment_drops(&mut self) {
+        let dropped = self.decoder.fragments_dropped();
+        if dropped > self.fragment_drops_noted {
+            self.tracker
+                .counters
+                .limits
+                .fragments
+                .record(self.last_decoded_frame, dropped - self.fragment_drops_noted);
+            self.fragment_drops_noted = dropped;
+        }
+    }
+
     fn problem(&mut self, frame: u64, reason: impl Into<String>) {
         if self.problems.len() < MAX_LISTED_PROBLEMS {
             self.problems.push(Problem {
@@ -260,6 +285,8 @@ impl Pipeline {
             self.link_types.push(frame.link_type);
         }
 
+        self.note_fragment_drops();
+        self.last_decoded_frame = frame.number;
         match self.decoder.decode(frame) {
             Decoded::Sctp(dg) => {
                 if self.dedup.is_duplicate(&dg, time) {
@@ -286,6 +313,7 @@ impl Pipeline {
                         self.accounting.sctp_malformed += 1;
                         self.problem(frame.number, why);
                     }
+                    PacketVerdict::Untracked => self.accounting.sctp_untracked += 1,
                 }
             }
             Decoded::IcmpAboutSctp(q) => {
@@ -328,6 +356,8 @@ impl Pipeline {
             previous_time: None,
             first_time: None,
             link_types: Vec::new(),
+            fragment_drops_noted: 0,
+            last_decoded_frame: 0,
         }
     }
 }
@@ -341,11 +371,23 @@ impl Pipeline {
     }
 
     fn report(
-        self,
+        mut self,
         path: &Path,
         reader: &capture::CaptureReader,
         outcome: capture::ReadOutcome,
+        events_dropped: Hit,
     ) -> FileReport {
+        self.note_fragment_drops();
+        self.tracker.counters.limits.events = events_dropped;
+        let limits = self
+            .tracker
+            .counters
+            .limits
+            .warnings(
+                &self.options.track.limits,
+                self.options.decode.max_reassembly,
+            )
+            .collect();
         FileReport {
             path: path.to_owned(),
             format: reader.format(),
@@ -363,6 +405,7 @@ impl Pipeline {
             capture_point: self.options.handover.capture_point,
             associations: self.tracker.created(),
             handovers: 0,
+            limits,
         }
     }
 }
@@ -438,7 +481,7 @@ pub fn analyze_file_with(
     let mut events = EventsOnly(sink);
     let outcome = reader.for_each_frame(|frame| pipeline.frame(&frame, &mut events))?;
     pipeline.finish(&mut events);
-    Ok(pipeline.report(path, &reader, outcome))
+    Ok(pipeline.report(path, &reader, outcome, Hit::default()))
 }
 
 /// Analyses one capture file in a single streaming pass: each association
@@ -452,14 +495,18 @@ pub fn analyze_stream(
     let mut reader = capture::open(path)?;
     let mut pipeline = Pipeline::new(options);
     let mut reports = Reports {
-        engine: HandoverEngine::new(options.handover.clone()),
+        engine: HandoverEngine::new(HandoverConfig {
+            max_events: options.track.limits.events,
+            ..options.handover.clone()
+        }),
         sink,
         associations: 0,
         handovers: 0,
     };
     let outcome = reader.for_each_frame(|frame| pipeline.frame(&frame, &mut reports))?;
     pipeline.finish(&mut reports);
-    let mut report = pipeline.report(path, &reader, outcome);
+    let events_dropped = reports.engine.events_dropped();
+    let mut report = pipeline.report(path, &reader, outcome, events_dropped);
     report.associations = reports.associations;
     report.handovers = reports.handovers;
     Ok(report)

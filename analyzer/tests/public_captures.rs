@@ -71,7 +71,12 @@ fn index(dir: &Path) -> Vec<Entry> {
 ///
 /// plus the frames counted by [`sctp_only_for_tshark`].
 fn tshark_sctp_frames(a: &Accounting) -> u64 {
-    a.sctp + a.sctp_truncated + a.sctp_malformed + a.capture_duplicates + a.icmp_about_sctp
+    a.sctp
+        + a.sctp_truncated
+        + a.sctp_malformed
+        + a.sctp_untracked
+        + a.capture_duplicates
+        + a.icmp_about_sctp
 }
 
 /// Frames tshark shows as SCTP that we deliberately do not analyse as SCTP

@@ -99,7 +99,7 @@ fn analyzer_agrees_with_tshark_on_every_sample_capture() {
         let acc = &a.accounting;
         assert_eq!(acc.total(), a.frames, "{name}: accounting must add up");
         assert_eq!(
-            acc.sctp + acc.sctp_truncated + acc.sctp_malformed,
+            acc.sctp + acc.sctp_truncated + acc.sctp_malformed + acc.sctp_untracked,
             t.sctp_frames,
             "{name}: SCTP frames"
         );

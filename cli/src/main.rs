@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use sctp_handover::analysis::AnalysisOptions;
 use sctp_handover::handover::{anchors, CapturePoint};
 use sctp_handover::time::Nanos;
+use sctp_handover::track::limits::Limits;
 use sctp_handover_tables::batch::{self, BatchConfig};
 use sctp_handover_tables::inputs::{self, InputKind};
 use sctp_handover_tables::write::TableFormat;
@@ -149,6 +150,25 @@ struct AnalysisArgs {
     /// capture side); scenario and parameters are still recorded.
     #[arg(long)]
     no_harness_files: bool,
+    /// Associations alive at once; past it, packets of further ones are
+    /// counted as not tracked and the file reports the limit reached.
+    #[arg(long, default_value_t = Limits::default().associations, value_name = "N")]
+    max_associations: usize,
+    /// Paths (address pairs) of one association.
+    #[arg(long, default_value_t = Limits::default().paths, value_name = "N")]
+    max_paths: usize,
+    /// Addresses of one endpoint.
+    #[arg(long, default_value_t = Limits::default().addresses, value_name = "N")]
+    max_addresses: usize,
+    /// Outstanding TSNs remembered per data direction.
+    #[arg(long, default_value_t = Limits::default().tsn_window, value_name = "N")]
+    tsn_window: usize,
+    /// Events kept per association until it is finished.
+    #[arg(long, default_value_t = Limits::default().events, value_name = "N")]
+    max_events: usize,
+    /// Fragmented IP datagrams in reassembly at once.
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    max_reassembly: usize,
 }
 
 fn parse_shard(s: &str) -> Result<(u64, u64), String> {
@@ -194,6 +214,14 @@ fn analysis_options(args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
     options.track.rto.min = Nanos::from_millis(args.rto_min_ms);
     options.track.rto.max = Nanos::from_millis(args.rto_max_ms);
     options.track.path_max_retrans = args.pmr;
+    options.track.limits = Limits {
+        associations: args.max_associations,
+        paths: args.max_paths,
+        addresses: args.max_addresses,
+        tsn_window: args.tsn_window,
+        events: args.max_events,
+    };
+    options.decode.max_reassembly = args.max_reassembly;
     options.handover.rto_max = Some(options.track.rto.max);
     options.handover.expiry_burst = Nanos::from_millis(args.expiry_burst_ms);
     options.handover.capture_point = match args.capture_point {

@@ -65,10 +65,10 @@ pub struct ReportArgs {
     no_captures: bool,
     /// Captures drawn at most (the rest still count in comparisons).
     #[arg(long, default_value_t = 20, value_name = "N")]
-    max_captures: usize,
+    draw_captures: usize,
     /// Associations drawn per capture, those with handovers first.
     #[arg(long, default_value_t = 4, value_name = "N")]
-    max_associations: usize,
+    draw_associations: usize,
     /// Files analysed at once (default: all cores).
     #[arg(short, long, value_name = "N")]
     jobs: Option<usize>,
@@ -121,8 +121,8 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
             predict: args.predict.clone(),
         }),
         capture_sections: !args.no_captures,
-        max_captures: args.max_captures,
-        max_associations: args.max_associations.max(1),
+        max_captures: args.draw_captures,
+        max_associations: args.draw_associations.max(1),
         batch: BatchConfig {
             out: args.tables.clone().unwrap_or_else(|| assets.join("tables")),
             format: TableFormat::Parquet,

@@ -122,7 +122,7 @@ fn capture_section(
     }
     if trace.omitted > 0 {
         top.text(format!(
-            "{} more associations with DATA are not drawn (--max-associations).",
+            "{} more associations with DATA are not drawn (--draw-associations).",
             trace.omitted
         ));
     }
@@ -607,7 +607,7 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
             .collect();
         if drawn.len() > config.max_captures {
             doc.summary.push(format!(
-                "Per-capture sections for the first {} of {} captures (--max-captures).",
+                "Per-capture sections for the first {} of {} captures (--draw-captures).",
                 config.max_captures,
                 drawn.len()
             ));

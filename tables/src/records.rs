@@ -106,6 +106,7 @@ pub fn file_row(rows: &mut Rows, o: &FileOutcome<'_>) {
                 a.sctp,
                 a.sctp_truncated,
                 a.sctp_malformed,
+                a.sctp_untracked,
                 a.capture_duplicates,
                 a.icmp_about_sctp,
                 a.ip_fragments,
@@ -127,14 +128,15 @@ pub fn file_row(rows: &mut Rows, o: &FileOutcome<'_>) {
                 .u64(f.checksum.verified.then_some(f.checksum.failures))
                 .u64(f.associations)
                 .u64(f.handovers)
-                .text(capture_point_name(f.capture_point));
+                .text(capture_point_name(f.capture_point))
+                .str((!f.limits.is_empty()).then(|| f.limits.join("; ")));
         }
         None => {
             rows.str(None::<String>)
                 .bool(None)
                 .str(None::<String>)
                 .u64(None);
-            for _ in 0..11 {
+            for _ in 0..12 {
                 rows.u64(None);
             }
             rows.time(None)
@@ -146,6 +148,7 @@ pub fn file_row(rows: &mut Rows, o: &FileOutcome<'_>) {
                 .u64(None)
                 .u64(None)
                 .u64(None)
+                .str(None::<String>)
                 .str(None::<String>);
         }
     }

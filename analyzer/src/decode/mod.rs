@@ -70,12 +70,16 @@ pub enum Decoded<'a> {
 pub struct DecodeOptions {
     /// UDP ports treated as SCTP encapsulation (RFC 6951 §5.1 default 9899).
     pub udp_encapsulation_ports: Vec<u16>,
+    /// Fragmented datagrams in reassembly at once; past it the oldest is
+    /// dropped unfinished (counted, see `Decoder::fragments_dropped`).
+    pub max_reassembly: usize,
 }
 
 impl Default for DecodeOptions {
     fn default() -> Self {
         DecodeOptions {
             udp_encapsulation_ports: vec![udp::SCTP_TUNNELING_PORT],
+            max_reassembly: reassembly::MAX_PENDING,
         }
     }
 }
@@ -114,9 +118,14 @@ fn fail<'a>(e: Error, cut: bool, what: &'static str) -> Decoded<'a> {
 impl Decoder {
     pub fn new(options: DecodeOptions) -> Self {
         Decoder {
+            reassembler: Reassembler::new(options.max_reassembly),
             options,
-            reassembler: Reassembler::default(),
         }
+    }
+
+    /// Datagrams dropped unfinished by the reassembly cap so far.
+    pub fn fragments_dropped(&self) -> u64 {
+        self.reassembler.dropped
     }
 
     pub fn decode<'a>(&'a mut self, frame: &Frame<'a>) -> Decoded<'a> {

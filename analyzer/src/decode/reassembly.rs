@@ -1,12 +1,13 @@
 //! IPv4/IPv6 fragment reassembly for datagrams that may carry SCTP.
-//! Bounded: at most [`MAX_PENDING`] datagrams in progress, each dropped
-//! [`TIMEOUT`] after its first fragment (capture time).
+//! Bounded: at most `DecodeOptions::max_reassembly` datagrams in progress
+//! (default [`MAX_PENDING`]), each dropped [`TIMEOUT`] after its first
+//! fragment (capture time).
 
 use crate::time::{Nanos, Timestamp};
 use std::net::IpAddr;
 
 /// Datagrams reassembled concurrently before the oldest is dropped.
-const MAX_PENDING: usize = 64;
+pub const MAX_PENDING: usize = 64;
 /// Linux's default `ipfrag_time` (30 s).
 const TIMEOUT: Nanos = Nanos(30_000_000_000);
 /// Largest datagram IPv4/IPv6 (without jumbograms) can describe.
@@ -27,13 +28,30 @@ struct Pending {
     total: Option<usize>,
 }
 
-#[derive(Default)]
 pub struct Reassembler {
     pending: Vec<Pending>,
     assembled: Vec<u8>,
+    max_pending: usize,
+    /// Datagrams dropped unfinished because `max_pending` were in progress.
+    pub dropped: u64,
+}
+
+impl Default for Reassembler {
+    fn default() -> Self {
+        Reassembler::new(MAX_PENDING)
+    }
 }
 
 impl Reassembler {
+    pub fn new(max_pending: usize) -> Self {
+        Reassembler {
+            pending: Vec::new(),
+            assembled: Vec::new(),
+            max_pending: max_pending.max(1),
+            dropped: 0,
+        }
+    }
+
     /// Adds one fragment; returns the whole datagram payload when this
     /// fragment completes it.
     pub fn add(
@@ -52,8 +70,9 @@ impl Reassembler {
         let index = match self.pending.iter().position(|p| p.key == key) {
             Some(i) => i,
             None => {
-                if self.pending.len() == MAX_PENDING {
+                if self.pending.len() >= self.max_pending {
                     self.pending.remove(0);
+                    self.dropped += 1;
                 }
                 self.pending.push(Pending {
                     key,

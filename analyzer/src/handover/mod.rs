@@ -13,6 +13,7 @@ mod switch;
 
 use crate::events::{AssocId, Event, EventKind, EventSink, Observation};
 use crate::time::Nanos;
+use crate::track::limits::Hit;
 use crate::wire::sctp_param::AsconfOp;
 use anchors::Anchor;
 use rustc_hash::FxHashMap;
@@ -36,7 +37,7 @@ pub enum CapturePoint {
     Unknown,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct HandoverConfig {
     pub capture_point: CapturePoint,
     pub anchors: Vec<Anchor>,
@@ -46,14 +47,27 @@ pub struct HandoverConfig {
     /// one T3 expiry (a kernel sends an expiry's retransmissions as a burst
     /// over a tick or two). Keep it below RTO.Min.
     pub expiry_burst: Nanos,
+    /// Events kept per association until it is retired
+    /// ([`crate::track::limits::Limits::events`]); beyond it they still
+    /// drive the metrics but are not kept.
+    pub max_events: usize,
+}
+
+impl Default for HandoverConfig {
+    fn default() -> Self {
+        HandoverConfig {
+            capture_point: CapturePoint::default(),
+            anchors: Vec::new(),
+            rto_max: None,
+            expiry_burst: Nanos::from_millis(100),
+            max_events: crate::track::limits::Limits::default().events,
+        }
+    }
 }
 
 impl HandoverConfig {
     pub fn new() -> Self {
-        HandoverConfig {
-            expiry_burst: Nanos::from_millis(100),
-            ..Default::default()
-        }
+        HandoverConfig::default()
     }
 }
 
@@ -70,14 +84,22 @@ pub struct HandoverEngine {
     /// A copy of the most recent handover, for per-packet consumers (the
     /// C plugin); components resolved later are not updated in it.
     latest: Option<Handover>,
+    /// Events not kept because an association reached `max_events`.
+    events_dropped: Hit,
 }
 
 impl HandoverEngine {
+    /// Events not kept by the `max_events` cap.
+    pub fn events_dropped(&self) -> Hit {
+        self.events_dropped
+    }
+
     pub fn new(config: HandoverConfig) -> Self {
         HandoverEngine {
             config,
             associations: FxHashMap::default(),
             latest: None,
+            events_dropped: Hit::default(),
         }
     }
 
@@ -223,7 +245,14 @@ impl HandoverEngine {
 impl EventSink for HandoverEngine {
     fn emit(&mut self, event: Event) {
         self.on_event(&event);
-        crate::compact::push(&mut self.assoc(event.association).events, event);
+        let max = self.config.max_events;
+        let frame = event.frame;
+        let events = &mut self.assoc(event.association).events;
+        if events.len() < max {
+            crate::compact::push(events, event);
+        } else {
+            self.events_dropped.record(frame, 1);
+        }
     }
 
     fn observe(&mut self, observation: &Observation) {

@@ -324,6 +324,7 @@ fn header(s: &mut String, f: &FileReport) -> std::fmt::Result {
     for (n, label) in [
         (a.sctp_truncated, "SCTP cut by snaplen (partly analysed)"),
         (a.sctp_malformed, "SCTP with malformed chunks"),
+        (a.sctp_untracked, "SCTP not tracked (a limit was reached)"),
         (a.capture_duplicates, "capture duplicates"),
         (a.icmp_about_sctp, "ICMP errors about SCTP"),
         (a.ip_fragments, "IP fragments"),
@@ -340,6 +341,9 @@ fn header(s: &mut String, f: &FileReport) -> std::fmt::Result {
     writeln!(s, "  frames: {}", parts.join(", "))?;
     if let Some(w) = &f.warning {
         writeln!(s, "  warning: {w}")?;
+    }
+    for l in &f.limits {
+        writeln!(s, "  warning: {l}")?;
     }
     for p in f.problems.iter().take(5) {
         writeln!(s, "  frame {}: {}", p.frame, p.reason)?;

@@ -22,6 +22,8 @@ impl Tracker {
             .ledger
             .on_data(tsn, ctx.frame, ctx.time, ctx.path, user_bytes);
         dir.counters = dir.ledger.counters;
+        let forgotten = dir.ledger.take_forgotten();
+        self.counters.limits.tsn_window.record(ctx.frame, forgotten);
         let (new, already_acked, previous, timeout_of) = match class {
             DataClass::New => (true, false, None, None),
             DataClass::Retransmission {

@@ -27,7 +27,7 @@ impl Tracker {
         frame: u64,
         time: Timestamp,
         sink: &mut dyn EventSink,
-    ) -> (AssocId, EndpointId) {
+    ) -> Option<(AssocId, EndpointId)> {
         let (sport, dport, vtag) = (
             packet.src_port(),
             packet.dst_port(),
@@ -41,25 +41,25 @@ impl Tracker {
 
         if let (Some(chunk_type::INIT), Some(tag)) = (first_type, initiate_tag) {
             if let Some(&id) = self.by_init.get(&(sport, dport, tag)) {
-                return (id, 0);
+                return Some((id, 0));
             }
             self.supersede(sport, dport, dg, frame, time, sink);
-            let id = self.create(Start::Init, [sport, dport], frame, time, sink);
+            let id = self.create(Start::Init, [sport, dport], frame, time, sink)?;
             self.by_init.insert((sport, dport, tag), id);
             crate::compact::push(&mut self.associations[id].init_keys, (sport, dport, tag));
             self.set_tag(id, 0, tag);
-            return (id, 0);
+            return Some((id, 0));
         }
         if let (Some(chunk_type::INIT_ACK), Some(tag)) = (first_type, initiate_tag) {
             if let Some(&(id, sender)) = self.by_tag.get(&(sport, dport, vtag)) {
                 self.set_tag(id, sender, tag);
-                return (id, sender);
+                return Some((id, sender));
             }
             // INIT not captured: the INIT ACK's receiver is the initiator.
-            let id = self.create(Start::InitAck, [dport, sport], frame, time, sink);
+            let id = self.create(Start::InitAck, [dport, sport], frame, time, sink)?;
             self.set_tag(id, 0, vtag);
             self.set_tag(id, 1, tag);
-            return (id, 1);
+            return Some((id, 1));
         }
         let reflected = matches!(
             first_type,
@@ -69,10 +69,10 @@ impl Tracker {
             // RFC 9260 §8.5.1: the tag is the sender's own, i.e. the one
             // carried by packets sent *to* the sender.
             if let Some(&(id, to_sender)) = self.by_tag.get(&(dport, sport, vtag)) {
-                return (id, 1 - to_sender);
+                return Some((id, 1 - to_sender));
             }
         } else if let Some(&(id, sender)) = self.by_tag.get(&(sport, dport, vtag)) {
-            return (id, sender);
+            return Some((id, sender));
         }
         // A half-known association whose tag for this direction is unknown.
         if let Some((id, sender)) = self.half_known_match(sport, dport, reflected, dg) {
@@ -81,15 +81,15 @@ impl Tracker {
             } else {
                 self.set_tag(id, 1 - sender, vtag);
             }
-            return (id, sender);
+            return Some((id, sender));
         }
-        let id = self.create(Start::MidStream, [sport, dport], frame, time, sink);
+        let id = self.create(Start::MidStream, [sport, dport], frame, time, sink)?;
         if reflected {
             self.set_tag(id, 0, vtag);
         } else {
             self.set_tag(id, 1, vtag);
         }
-        (id, 0)
+        Some((id, 0))
     }
 
     /// The newest open association on these ports whose tag for this
@@ -148,13 +148,19 @@ impl Tracker {
         frame: u64,
         time: Timestamp,
         sink: &mut dyn EventSink,
-    ) -> AssocId {
+    ) -> Option<AssocId> {
+        // Beyond the cap (or 2^32 associations in one file) the packet is
+        // not tracked; the caller counts it.
+        if self.alive() >= self.config.limits.associations {
+            return None;
+        }
         let id = self.next_id;
-        self.next_id = self
-            .next_id
-            .checked_add(1)
-            .expect("fewer than 2^32 associations in a file");
-        self.admit(Association::new(id, start, ports, frame, time));
+        self.next_id = self.next_id.checked_add(1)?;
+        let mut a = Association::new(id, start, ports, frame, time);
+        for d in &mut a.directions {
+            d.ledger.limit_window(self.config.limits.tsn_window);
+        }
+        self.admit(a);
         let how = match start {
             Start::Init => "init",
             Start::InitAck => "init_ack",
@@ -166,7 +172,7 @@ impl Tracker {
             association: id,
             kind: EventKind::AssociationStart { how },
         });
-        id
+        Some(id)
     }
 
     /// A new INIT between endpoints that already share an open association
@@ -214,8 +220,8 @@ impl Tracker {
         frame: u64,
         time: Timestamp,
         sink: &mut dyn EventSink,
-    ) -> PathId {
-        let rto = self.config.rto;
+    ) -> Option<PathId> {
+        let (rto, max_paths) = (self.config.rto, self.config.limits.paths);
         let a = &mut self.associations[id];
         a.packets += 1;
         a.last_frame = frame;
@@ -238,7 +244,9 @@ impl Tracker {
         let path = match a.path(dg.src, dg.dst) {
             Some(p) => p,
             None => {
-                let p = a.paths.len() as PathId;
+                let p = PathId::try_from(a.paths.len())
+                    .ok()
+                    .filter(|_| a.paths.len() < max_paths)?;
                 a.add_path(PathState::new(p, dg.src, dg.dst, sender, frame, time, rto));
                 sink.emit(Event {
                     frame,
@@ -258,6 +266,6 @@ impl Tracker {
         ps.bytes += dg.bytes.len() as u64;
         ps.last_frame = frame;
         ps.last_time = time;
-        path
+        Some(path)
     }
 }

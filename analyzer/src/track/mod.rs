@@ -9,6 +9,7 @@ mod demux;
 mod heartbeat;
 mod icmp;
 mod init;
+pub mod limits;
 pub mod path;
 mod retire;
 pub mod rto;
@@ -49,6 +50,8 @@ pub struct TrackConfig {
     /// time) is finished; a later packet with its tags starts a new,
     /// mid-stream association. Default 300 s.
     pub idle_timeout: Nanos,
+    /// Caps on tracked state.
+    pub limits: limits::Limits,
 }
 
 impl Default for TrackConfig {
@@ -58,6 +61,7 @@ impl Default for TrackConfig {
             path_max_retrans: 5,
             end_linger: Nanos::from_millis(10_000),
             idle_timeout: Nanos::from_millis(300_000),
+            limits: limits::Limits::default(),
         }
     }
 }
@@ -72,6 +76,8 @@ pub struct TrackCounters {
     pub asconf_acks_unmatched: u64,
     pub icmp_errors_matched: u64,
     pub icmp_errors_unmatched: u64,
+    /// Caps on tracked state that were reached.
+    pub limits: limits::LimitHits,
 }
 
 /// What the tracker made of one SCTP packet.
@@ -81,6 +87,9 @@ pub enum PacketVerdict {
     /// At least one chunk could not be decoded; the chunks before it were
     /// still applied.
     Malformed(&'static str),
+    /// Not tracked: a cap on tracked state was reached
+    /// ([`TrackConfig::limits`]).
+    Untracked,
 }
 
 /// Association and path state for the associations alive in a capture.
@@ -190,6 +199,10 @@ impl Tracker {
     ) -> bool {
         let a = &mut self.associations[id];
         let before = a.endpoints[endpoint].addresses.len();
+        if before >= self.config.limits.addresses && !a.endpoints[endpoint].has(address) {
+            self.counters.limits.addresses.record(frame, 1);
+            return false;
+        }
         let learned = a.endpoints[endpoint].learn(address, how, frame);
         let new_here = a.endpoints[endpoint].addresses.len() > before;
         if new_here && a.end.is_none() && !a.endpoints[1 - endpoint].has(address) {
@@ -229,8 +242,15 @@ impl Tracker {
             return PacketVerdict::Malformed("SCTP common header truncated");
         };
         let first = packet.chunks().next().and_then(|c| c.ok()).map(|(_, c)| c);
-        let (assoc, sender) = self.locate(&packet, first.as_ref(), dg, frame, time, sink);
-        let path = self.touch(assoc, sender, dg, frame, time, sink);
+        let Some((assoc, sender)) = self.locate(&packet, first.as_ref(), dg, frame, time, sink)
+        else {
+            self.counters.limits.associations.record(frame, 1);
+            return PacketVerdict::Untracked;
+        };
+        let Some(path) = self.touch(assoc, sender, dg, frame, time, sink) else {
+            self.counters.limits.paths.record(frame, 1);
+            return PacketVerdict::Untracked;
+        };
         sink.observe(&Observation::Packet {
             frame,
             time,

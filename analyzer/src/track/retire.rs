@@ -34,7 +34,7 @@ impl Alive {
     fn remove(&mut self, id: AssocId) -> Option<Association> {
         self.0.remove(&id).map(|a| *a)
     }
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.0.len()
     }
 }

@@ -7,8 +7,9 @@ use crate::time::{Nanos, Timestamp};
 use serde::Serialize;
 use std::collections::VecDeque;
 
-/// Largest window of unacknowledged TSNs kept; older ones are forgotten
-/// (a capture that lacks the reverse direction never acknowledges).
+/// Largest window of unacknowledged TSNs kept by default; older ones are
+/// forgotten (a capture that lacks the reverse direction never
+/// acknowledges). See [`crate::track::limits::Limits::tsn_window`].
 const MAX_WINDOW: usize = 1 << 20;
 /// Iterations allowed for one gap block (a block spans at most 65535 TSNs).
 const MAX_GAP_SPAN: u32 = 1 << 16;
@@ -119,9 +120,33 @@ pub struct TsnLedger {
     newly_acked_paths: Vec<PathId>,
     /// TSNs the last SACK newly acknowledged (reused buffer).
     newly_acked: Vec<AckedTsn>,
+    /// The window's cap (0: [`MAX_WINDOW`]).
+    max_window: usize,
+    /// TSNs dropped from the window by the cap, not yet reported.
+    forgotten: u64,
+    /// Miss indications start here: every TSN below is past counting.
+    miss_scan_from: Option<u32>,
 }
 
 impl TsnLedger {
+    /// Keeps at most `max` TSNs in the window (at least one).
+    pub fn limit_window(&mut self, max: usize) {
+        self.max_window = max.max(1);
+    }
+
+    fn window_cap(&self) -> usize {
+        if self.max_window == 0 {
+            MAX_WINDOW
+        } else {
+            self.max_window
+        }
+    }
+
+    /// TSNs forgotten because of the window's cap since the last call.
+    pub fn take_forgotten(&mut self) -> u64 {
+        std::mem::take(&mut self.forgotten)
+    }
+
     pub fn on_data(
         &mut self,
         tsn: u32,
@@ -224,7 +249,9 @@ impl TsnLedger {
             return;
         }
         let skipped = tsn.wrapping_sub(end) as usize;
-        if skipped >= MAX_WINDOW {
+        let cap = self.window_cap();
+        if skipped >= cap {
+            self.forgotten += self.window.iter().filter(|r| r.seen).count() as u64;
             self.window.clear();
             self.base = tsn;
         } else {
@@ -232,8 +259,10 @@ impl TsnLedger {
                 .extend(std::iter::repeat_n(TsnRecord::UNSEEN, skipped));
         }
         crate::compact::push_back(&mut self.window, record);
-        while self.window.len() > MAX_WINDOW {
-            self.window.pop_front();
+        while self.window.len() > cap {
+            if self.window.pop_front().is_some_and(|r| r.seen) {
+                self.forgotten += 1;
+            }
             self.base = self.base.wrapping_add(1);
         }
     }
@@ -295,22 +324,29 @@ impl TsnLedger {
             if end < start {
                 continue;
             }
+            // Only the part of the block inside the window can change
+            // anything: a block (or 65 535 of them) claiming far more costs
+            // no more than the window.
             let span = (u32::from(end) - u32::from(start) + 1).min(MAX_GAP_SPAN);
-            for k in 0..span {
-                let tsn = cum.wrapping_add(u32::from(start) + k);
-                if let Some(i) = self.index(tsn) {
-                    let rec = &mut self.window[i];
-                    if rec.seen && !rec.gap_acked {
-                        rec.gap_acked = true;
-                        self.newly_acked.push(AckedTsn {
-                            tsn,
-                            last_frame: rec.last_frame,
-                            last_time: rec.last_time,
-                            path: rec.last_path,
-                        });
-                        if !self.newly_acked_paths.contains(&rec.last_path) {
-                            self.newly_acked_paths.push(rec.last_path);
-                        }
+            let first = cum.wrapping_add(u32::from(start));
+            let from = (first.wrapping_sub(self.base) as i32).max(0) as usize;
+            let to = ((first.wrapping_add(span - 1).wrapping_sub(self.base) as i32)
+                .saturating_add(1)
+                .max(0) as usize)
+                .min(self.window.len());
+            for i in from..to {
+                let tsn = self.base.wrapping_add(i as u32);
+                let rec = &mut self.window[i];
+                if rec.seen && !rec.gap_acked {
+                    rec.gap_acked = true;
+                    self.newly_acked.push(AckedTsn {
+                        tsn,
+                        last_frame: rec.last_frame,
+                        last_time: rec.last_time,
+                        path: rec.last_path,
+                    });
+                    if !self.newly_acked_paths.contains(&rec.last_path) {
+                        self.newly_acked_paths.push(rec.last_path);
                     }
                 }
             }
@@ -320,15 +356,30 @@ impl TsnLedger {
             }
         }
         // RFC 9260 §7.2.4: every TSN below the highest gap-acked one that is
-        // still missing gets a miss indication.
+        // still missing gets a miss indication. Records past counting (gap
+        // acked, never seen, or at the fast-retransmit threshold: a TSN is
+        // fast retransmitted once) are skipped for good by starting after
+        // the prefix of such records, so repeated SACKs over a large window
+        // cost what changes, not the window each time.
         if let Some(limit) = highest_gap_end {
-            for (i, rec) in self.window.iter_mut().enumerate() {
+            let start = self
+                .miss_scan_from
+                .map_or(0, |t| (t.wrapping_sub(self.base) as i32).max(0) as usize);
+            let mut prefix_done = true;
+            for i in start..self.window.len() {
                 let tsn = self.base.wrapping_add(i as u32);
                 if serial_gt(tsn, limit) {
                     break;
                 }
-                if rec.seen && !rec.gap_acked {
-                    rec.miss_reports = rec.miss_reports.saturating_add(1);
+                let rec = &mut self.window[i];
+                if rec.seen && !rec.gap_acked && rec.miss_reports < FAST_RETRANSMIT_MISSES {
+                    rec.miss_reports += 1;
+                }
+                let done = !rec.seen || rec.gap_acked || rec.miss_reports >= FAST_RETRANSMIT_MISSES;
+                if prefix_done && done {
+                    self.miss_scan_from = Some(tsn.wrapping_add(1));
+                } else {
+                    prefix_done = false;
                 }
             }
         }
