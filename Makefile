@@ -40,10 +40,10 @@ reports:
 	for d in sample-captures/*/; do \
 	  name=$$(basename $$d); \
 	  $(REPORT_BIN) report $$d -q -o reports/$$name.html --tables $(DEMO_OUT)/report-tables/$$name \
-	    --title "$$name: both capture points" --by capture_side; \
+	    --title "$$name: both capture points" --by capture_side,class; \
 	done; \
 	$(REPORT_BIN) report sample-captures -q -o reports/comparison.html --tables $(DEMO_OUT)/report-tables/comparison \
-	  --title "Sample scenarios compared (mobile-node captures)" --by scenario --side mn --no-captures; \
+	  --title "Sample scenarios compared (mobile-node captures)" --by scenario,class --side mn --no-captures; \
 	$(REPORT_BIN) report sample-sweeps -q -o reports/sweep-bokor-failover.html --tables $(DEMO_OUT)/report-tables/sweep \
 	  --title "bokor-failover: failover time over RTO and Path.Max.Retrans (correspondent captures)" \
 	  --side cn --by pmr --x rto --series pmr --metric failover_time --no-captures; \

@@ -38,6 +38,10 @@ class Structure(HTMLParser):
         self.svgs = 0
         self.tables = 0
         self.in_style = False
+        # HTML tables by id: rows of cell texts (header row first).
+        self.table_rows = {}
+        self.current_table = None
+        self.cell = None
 
     def handle_starttag(self, tag, attrs):
         self.check_refs(tag, attrs)
@@ -48,6 +52,12 @@ class Structure(HTMLParser):
             self.svgs += 1
         if tag == "table":
             self.tables += 1
+            self.current_table = a.get("id")
+            self.table_rows[self.current_table] = []
+        if tag == "tr" and self.current_table is not None:
+            self.table_rows[self.current_table].append([])
+        if tag in ("td", "th") and self.current_table is not None:
+            self.cell = ""
         if tag == "script":
             self.problems.append("a <script> element")
         if tag == "style":
@@ -61,6 +71,11 @@ class Structure(HTMLParser):
     def handle_endtag(self, tag):
         if tag == "style":
             self.in_style = False
+        if tag in ("td", "th") and self.cell is not None and self.current_table is not None:
+            self.table_rows[self.current_table][-1].append(self.cell)
+            self.cell = None
+        if tag == "table":
+            self.current_table = None
         if not self.stack or self.stack[-1] != tag:
             self.problems.append(f"</{tag}> closes <{self.stack[-1] if self.stack else 'nothing'}>")
             if tag in self.stack:
@@ -70,6 +85,8 @@ class Structure(HTMLParser):
         self.stack.pop()
 
     def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
         if self.in_style and ("url(" in data or "@import" in data):
             self.problems.append("the stylesheet refers to another file")
 
@@ -172,25 +189,32 @@ def main():
         rows = [r for r in rows if r.get("capture_side") == side]
     checked = 0
 
-    # The table beneath each handover's time line.
+    # The table beneath each handover's time line: every handover of a
+    # drawn association has one.
+    switches = {}
     for r in rows:
-        same = sorted(
-            x["switch_frame"]
-            for x in rows
-            if x["source"] == r["source"] and x["association"] == r["association"]
-        )
-        i = same.index(r["switch_frame"]) + 1
-        pattern = os.path.join(
-            assets, f"c*-{slug(r['source'])}-a{r['association']}-h{i}-components.csv"
-        )
-        found = glob.glob(pattern)
-        if len(found) != 1:
+        switches.setdefault((r["source"], r["association"]), []).append(r["switch_frame"])
+    for v in switches.values():
+        v.sort()
+    drawn = {name.rsplit("-tsn", 1)[0] for name in s.figures if "-tsn" in name}
+    for r in rows:
+        i = switches[(r["source"], r["association"])].index(r["switch_frame"]) + 1
+        stem = f"c-{slug(r['source'])}-a{r['association']}"
+        path = os.path.join(assets, f"{stem}-h{i}-components.csv")
+        if not os.path.exists(path):
+            if stem in drawn:
+                problems.append(f"{path}: missing for a drawn association")
             continue
+        found = [path]
         for line in read_csv(found[0]):
             close(number(line["ms"]), r[line["column"]], f"{found[0]} {line['column']}", problems)
             checked += 1
 
     # The comparison tables: every group, every statistic.
+    by_group = {}
+    if by:
+        for x in rows:
+            by_group.setdefault(str_value(x.get(by)), []).append(x)
     for path in sorted(glob.glob(os.path.join(assets, "comparison-*.csv"))):
         if path.endswith("-bars.csv") or path.endswith("comparison-overview.csv"):
             continue
@@ -201,10 +225,7 @@ def main():
         for line in read_csv(path):
             group = line["group"]
             value = group.split(" = ", 1)[1] if " = " in group else group
-            if by:
-                members = [x for x in rows if str_value(x.get(by)) == value]
-            else:
-                members = rows
+            members = by_group.get(value, []) if by else rows
             expected = stats_of([x.get(column) for x in members])
             if int(line["n"]) != expected["n"]:
                 problems.append(f"{path} {group}: n {line['n']} vs {expected['n']}")
@@ -214,23 +235,37 @@ def main():
 
     if sweep:
         x, series, metric = sweep
+        cells = {}
+        for r in rows:
+            key = (r.get(f"param_{x}"), str_value(r.get(f"param_{series}")))
+            cells.setdefault(key, []).append(r)
         for path in glob.glob(os.path.join(assets, "sweep-*.csv")):
             if path.endswith("-figure.csv"):
                 continue
             for line in read_csv(path):
                 sname, sval = line["series"].split(" = ")
-                members = [
-                    r
-                    for r in rows
-                    if r.get(f"param_{x}") == float(line["x"])
-                    and str_value(r.get(f"param_{series}")) == sval
-                ]
+                members = cells.get((float(line["x"]), sval), [])
                 expected = stats_of([r.get(f"{metric}_ms") for r in members])
                 if int(line["n"]) != expected["n"]:
                     problems.append(f"{path} {line['series']} {line['x']}: n {line['n']} vs {expected['n']}")
                 for k in ("mean", "median", "min", "max", "std"):
                     close(number(line[k]), expected[k], f"{path} {line['series']} x={line['x']} {k}", problems)
                     checked += 1
+
+    # Every HTML table holds exactly what its CSV holds.
+    html_tables = 0
+    for tid, trs in s.table_rows.items():
+        name = (tid or "")[len("table-"):]
+        path = os.path.join(assets, f"{name}.csv")
+        if not os.path.exists(path):
+            problems.append(f"HTML table {tid} has no CSV")
+            continue
+        with open(path, newline="") as f:
+            expected = list(csv.reader(f))
+        if trs != expected:
+            problems.append(f"HTML table {tid} differs from {path}")
+        html_tables += 1
+        checked += sum(len(r) for r in trs)
 
     print(
         json.dumps(
@@ -239,6 +274,7 @@ def main():
                 "svgs": s.svgs,
                 "tables": s.tables,
                 "checked": checked,
+                "html_tables": html_tables,
                 "problems": problems,
             }
         )

@@ -141,14 +141,16 @@ fn a_capture_report_draws_every_figure_and_holds_the_tables_numbers() {
     // Both capture points: one association, DATA both ways, HEARTBEATs,
     // two data path switches (CN→MN after SET-PRIMARY, MN→CN after
     // DELETE-IP; sample-captures/README.md).
-    for (c, side) in [("c1", "cn"), ("c2", "mn")] {
+    for side in ["cn", "mn"] {
         for f in ["tsn0", "tsn1", "rtt", "h1-timeline", "h2-timeline"] {
-            let name = format!("{c}-sample-captures-koh-kim-1-{side}-pcap-a0-{f}");
+            let name = format!("c-sample-captures-koh-kim-1-{side}-pcap-a0-{f}");
             assert!(figs.contains(&name), "{name} in {figs:?}");
         }
     }
     assert!(figs.contains(&"comparison-data_interrupt-bars".to_string()));
     assert!(verdict["checked"].as_u64().unwrap_or(0) > 100, "{verdict}");
+    // Every table of the page was compared cell by cell with its CSV.
+    assert_eq!(verdict["html_tables"], verdict["tables"], "{verdict}");
 
     // Checked by hand in Wireshark: at the MN the CN's new DATA leaves the
     // old path with frame 106 and arrives on the new one with frame 109,
@@ -261,10 +263,23 @@ fn a_harness_sweep_becomes_a_comparison_and_a_sweep_chart() {
     assert!(mean(2) > mean(0) && mean(3) > mean(1), "{sweep:?}");
     assert!(mean(1) > mean(0) && mean(3) > mean(2), "{sweep:?}");
     let svg = std::fs::read_to_string(assets.join("sweep-failover-time-figure.svg")).expect("svg");
-    for legend in ["pmr = 1 (mean", "pmr = 2 (mean", "Bokor eq. (4), pmr = 2"] {
+    for legend in [
+        "pmr = 1 (mean",
+        "pmr = 2 (mean",
+        "eq. (4) configured PMR × RTO, pmr = 2",
+        "eq. (4) observed PMR × RTO, pmr = 2",
+    ] {
         assert!(svg.contains(legend), "legend {legend}");
     }
-    assert!(svg.contains("rto (swept parameter)") && svg.contains("failover time (ms)"));
+    // The configured prediction is the swept PMR × RTO itself.
+    let data = std::fs::read_to_string(assets.join("sweep-failover-time-figure.csv")).expect("csv");
+    for (pmr, rto, product) in [(1, 100, 100), (2, 100, 200), (2, 200, 400)] {
+        let line = format!(
+            "\"eq. (4) configured PMR × RTO, pmr = {pmr}\",{rto},,{product},,,,,prediction"
+        );
+        assert!(data.lines().any(|l| l == line), "{line} in\n{data}");
+    }
+    assert!(svg.contains("rto (ms, swept parameter)") && svg.contains("failover time (ms)"));
 }
 
 #[test]
@@ -311,7 +326,10 @@ fn bad_inputs_and_empty_groups_are_listed_never_dropped() {
             && garbage_reason.contains("not a pcap or pcapng capture"),
         "{excluded:?}"
     );
-    assert_eq!(reason("cut.pcap"), "no handover (no data path switch)");
+    assert_eq!(
+        reason("cut.pcap"),
+        "not in the comparison: no handover (no data path switch)"
+    );
     let page = std::fs::read_to_string(&html).expect("html");
     assert!(page.contains("Group `nothing` holds no handover."));
     let rows = csv_rows(&assets.join("comparison-data_interrupt.csv"));

@@ -58,7 +58,8 @@ pub struct ReportArgs {
     /// with the observed PMR and RTO: eq4 (Bokor eq. (4), PMR × RTO, for
     /// RTO.Min = RTO.Max), eq3 (eq. (3), doubling RTOs capped at
     /// --rto-max-ms), none.
-    #[arg(long, value_name = "EQ", value_delimiter = ',', default_value = "eq4")]
+    #[arg(long, value_name = "EQ", value_delimiter = ',', default_value = "eq4",
+          value_parser = ["eq3", "eq4", "none"])]
     predict: Vec<String>,
     /// No per-capture sections (comparison and sweep only).
     #[arg(long)]

@@ -12,12 +12,13 @@ use crate::stats::{self, GroupBy, Stat};
 use crate::trace::{CaptureTrace, TraceSink};
 use anyhow::{bail, Context};
 use polars::functions::concat_df_diagonal;
-use polars::prelude::DataFrame;
+use polars::prelude::{DataFrame, IdxCa, IdxSize};
 use sctp_handover::analysis::analyze_stream;
 use sctp_handover::handover::{Handover, Point};
 use sctp_handover_tables::batch::{self, BatchConfig, Outcome, Progress};
 use sctp_handover_tables::inputs::{self, Input, InputKind};
-use sctp_handover_tables::read;
+use sctp_handover_tables::{dataset, read};
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 /// `--x PARAM [--series PARAM] --metric COMPONENT`.
@@ -96,9 +97,9 @@ fn handover_table(h: &Handover, name: String, title: String) -> Table {
 fn capture_section(
     trace: &CaptureTrace,
     anchors: &[sctp_handover::handover::anchors::Anchor],
-    index: usize,
 ) -> anyhow::Result<Vec<Section>> {
-    let stem = format!("c{index}-{}", slug(&trace.source));
+    // Named by the capture's path: stable when other inputs come and go.
+    let stem = format!("c-{}", slug(&trace.source));
     let mut top = Section::new(stem.clone(), format!("Capture {}", trace.source), 2);
     if let Some(f) = &trace.file {
         let span = match (f.first_time, f.last_time) {
@@ -241,9 +242,12 @@ fn comparison_section(
     s.text(format!(
         "{} handovers from {} inputs, {how}. For each component: n (handovers with a value), \
          mean, median, minimum, maximum and the sample standard deviation (n − 1), in the \
-         layout of Honda's N-run averages. Components that are null everywhere are left out.",
+         layout of Honda's N-run averages. Components that are null everywhere are left out. \
+         n counts data path switches: a handover that moves DATA in both directions counts \
+         twice, and each capture point counts its own (group by `class`, `sender` or \
+         `capture_side` too, e.g. --by scenario,class, to compare like with like).",
         df.height(),
-        groups.iter().map(|g| g.inputs).sum::<usize>()
+        stats::sources(df)?.len()
     ));
     for g in groups.iter().filter(|g| g.rows.height() == 0) {
         s.text(format!("Group `{}` holds no handover.", g.name));
@@ -330,7 +334,32 @@ fn comparison_section(
     Ok(s)
 }
 
-fn sweep_section(df: &DataFrame, request: &SweepRequest) -> anyhow::Result<Section> {
+/// Units of the harness's swept parameters (harness/src/scenario.rs), for
+/// axis labels; other columns are drawn without one.
+fn parameter_unit(name: &str) -> Option<&'static str> {
+    match name {
+        "rto" | "rto_min" | "rto_max" | "rto_initial" | "hb_interval" | "sack_delay" | "delay"
+        | "delay_ms" => Some("ms"),
+        n if n.ends_with("_ms") => Some("ms"),
+        _ => None,
+    }
+}
+
+fn axis_label(name: &str) -> String {
+    match parameter_unit(name) {
+        Some(u) => format!("{name} ({u}, swept parameter)"),
+        None => format!("{name} (swept parameter)"),
+    }
+}
+
+/// Metrics a prediction of Bokor's equations is drawn beside.
+const PREDICTED_METRICS: [&str; 2] = ["failover_time", "failover_detection"];
+
+fn sweep_section(
+    df: &DataFrame,
+    request: &SweepRequest,
+    excluded: &mut Vec<Excluded>,
+) -> anyhow::Result<Section> {
     let x = stats::resolve_column(df, &request.x)?;
     let series = request
         .series
@@ -348,20 +377,49 @@ fn sweep_section(df: &DataFrame, request: &SweepRequest) -> anyhow::Result<Secti
         Some(c) => stats::text_values(df, c)?,
         None => vec![Some("all".into()); df.height()],
     };
-    let mut names: Vec<String> = series_values.iter().flatten().cloned().collect();
-    names.sort();
+    let sources = stats::text_values(df, "source")?;
+    // One pass: rows bucketed by (series, x); rows without either are
+    // listed, never dropped silently.
+    let mut buckets: std::collections::BTreeMap<(String, u64), Vec<IdxSize>> =
+        std::collections::BTreeMap::new();
+    let mut left_out: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for i in 0..df.height() {
+        match (&series_values[i], xs[i].filter(|v| v.is_finite())) {
+            (Some(sv), Some(xv)) => buckets
+                .entry((sv.clone(), xv.to_bits()))
+                .or_default()
+                .push(i as IdxSize),
+            _ => {
+                if let Some(src) = &sources[i] {
+                    left_out.insert(src.clone());
+                }
+            }
+        }
+    }
+    for src in left_out {
+        excluded.push(Excluded {
+            input: src,
+            reason: format!(
+                "not in the sweep: no value of `{x}`{}",
+                series
+                    .as_ref()
+                    .map_or(String::new(), |c| format!(" or `{c}`"))
+            ),
+        });
+    }
+    let mut names: Vec<String> = buckets.keys().map(|(n, _)| n.clone()).collect();
     names.dedup();
-    let numeric_names = names.iter().all(|n| n.parse::<f64>().is_ok());
-    if numeric_names {
+    if names.iter().all(|n| n.parse::<f64>().is_ok()) {
         names.sort_by(|a, b| {
             a.parse::<f64>()
                 .unwrap_or(0.0)
                 .total_cmp(&b.parse::<f64>().unwrap_or(0.0))
         });
     }
-    let mut x_values: Vec<f64> = xs.iter().flatten().copied().collect();
-    x_values.sort_by(f64::total_cmp);
-    x_values.dedup();
+    let predict = |name: &str| request.predict.iter().any(|p| p == name);
+    let predicted = PREDICTED_METRICS.contains(&key);
+    // The configured prediction needs both swept parameters.
+    let configured = df.column("param_pmr").is_ok() && df.column("param_rto").is_ok();
     let mut all_series = Vec::new();
     let mut predictions = Vec::new();
     let mut table = Table::new(
@@ -369,51 +427,67 @@ fn sweep_section(df: &DataFrame, request: &SweepRequest) -> anyhow::Result<Secti
         format!("{label} over {}", request.x),
         &["series", "x", "n", "mean", "median", "min", "max", "std"],
     );
-    let predicted: Vec<(&str, &str)> = if key.starts_with("failover_") {
-        [
-            ("eq3", "failover_predicted_eq3_ms", "Bokor eq. (3)"),
-            ("eq4", "failover_predicted_eq4_ms", "Bokor eq. (4)"),
-        ]
-        .into_iter()
-        .filter(|(name, _, _)| request.predict.iter().any(|p| p == name))
-        .map(|(_, column, what)| (column, what))
-        .collect()
-    } else {
-        Vec::new()
-    };
     for name in &names {
         let series_label = match &series {
             Some(c) => format!("{} = {name}", c.trim_start_matches("param_")),
             None => name.clone(),
         };
         let mut points = Vec::new();
-        let mut predicted_points: Vec<Vec<(f64, f64)>> = vec![Vec::new(); predicted.len()];
-        for &xv in &x_values {
-            let rows = stats::mask(df, |i| {
-                xs[i] == Some(xv) && series_values[i].as_deref() == Some(name.as_str())
-            })?;
-            if rows.height() == 0 {
+        // (label, points): eq. (4) configured, eq. (4) observed, eq. (3).
+        let mut lines: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+        let mut add = |what: String, xv: f64, v: Option<f64>| {
+            if let Some(v) = v {
+                match lines.iter_mut().find(|(w, _)| *w == what) {
+                    Some((_, pts)) => pts.push((xv, v)),
+                    None => lines.push((what, vec![(xv, v)])),
+                }
+            }
+        };
+        for ((sv, bits), idx) in buckets.range((name.clone(), 0)..=(name.clone(), u64::MAX)) {
+            if sv != name {
                 continue;
             }
+            let xv = f64::from_bits(*bits);
+            let rows = df.take(&IdxCa::from_vec("idx".into(), idx.clone()))?;
             let st = stats::stat(&rows, &metric)?.unwrap_or_default();
             let mut cells = vec![series_label.clone(), num(Some(xv))];
             cells.extend(stat_cells(&st));
             table.row(cells);
             points.push((xv, st));
-            for (j, (col, _)) in predicted.iter().enumerate() {
-                if let Some(Stat { mean: Some(m), .. }) = stats::stat(&rows, col)? {
-                    predicted_points[j].push((xv, m));
-                }
+            if !predicted {
+                continue;
+            }
+            if predict("eq4") && configured {
+                let pmr = stats::numbers(&rows, "param_pmr")?;
+                let rto = stats::numbers(&rows, "param_rto")?;
+                let products: Vec<f64> = pmr
+                    .iter()
+                    .zip(&rto)
+                    .filter_map(|(p, r)| Some((*p)? * (*r)?))
+                    .collect();
+                let mean = (!products.is_empty())
+                    .then(|| products.iter().sum::<f64>() / products.len() as f64);
+                add(
+                    format!("eq. (4) configured PMR × RTO, {series_label}"),
+                    xv,
+                    mean,
+                );
+            }
+            if predict("eq4") {
+                let m = stats::stat(&rows, "failover_predicted_eq4_ms")?.and_then(|s| s.mean);
+                add(format!("eq. (4) observed PMR × RTO, {series_label}"), xv, m);
+            }
+            if predict("eq3") {
+                let m = stats::stat(&rows, "failover_predicted_eq3_ms")?.and_then(|s| s.mean);
+                add(format!("eq. (3) observed, {series_label}"), xv, m);
             }
         }
-        for (j, (_, what)) in predicted.iter().enumerate() {
-            if !predicted_points[j].is_empty() {
-                predictions.push(sweep::Prediction {
-                    name: format!("{what}, {series_label}"),
-                    series: series_label.clone(),
-                    points: std::mem::take(&mut predicted_points[j]),
-                });
-            }
+        for (what, pts) in lines {
+            predictions.push(sweep::Prediction {
+                name: what,
+                series: series_label.clone(),
+                points: pts,
+            });
         }
         all_series.push(sweep::Series {
             name: series_label,
@@ -423,16 +497,24 @@ fn sweep_section(df: &DataFrame, request: &SweepRequest) -> anyhow::Result<Secti
     let mut s = Section::new("sweep", format!("Sweep: {label} over {}", request.x), 2);
     s.text(format!(
         "{label} (column `{metric}`) against `{x}`{}: the mean at each value with a band from the \
-         minimum to the maximum{}.",
-        series
-            .as_ref()
-            .map_or(String::new(), |c| format!(", one series per value of `{c}`")),
-        if predicted.is_empty() {
-            String::new()
-        } else {
-            "; dashed: Bokor's predictions from the observed PMR and RTO estimate (docs/metrics.md, Failover)".into()
-        }
+         minimum to the maximum.",
+        series.as_ref().map_or(String::new(), |c| format!(
+            ", one series per value of `{c}`"
+        )),
     ));
+    if predicted && !predictions.is_empty() {
+        s.text(
+            "Dashed: Bokor's predictions (docs/metrics.md, Failover). \"Configured\" is eq. (4) \
+             with the swept Path.Max.Retrans and RTO (RTO.Min = RTO.Max); \"observed\" uses the \
+             PMR and RTO the analysis inferred from each capture's T3 expiries (expiries − 1 and \
+             the median implied RTO), averaged per point. Eq. (4) covers the time the T3 timer \
+             runs after the first expiry; the failover time also holds the first RTO (from the \
+             first unanswered DATA or the link_down event) and the waits for the DATA that \
+             restart the timer, so it exceeds the prediction by about one RTO or more. Linux \
+             moves new DATA at the (PMR+1)-th expiry (RFC 9260 §8.2: the error count must \
+             exceed PMR).",
+        );
+    }
     let title = format!("{label} vs {}", request.x.trim_start_matches("param_"));
     let y_label = if metric.ends_with("_ms") {
         format!("{label} (ms)")
@@ -442,7 +524,7 @@ fn sweep_section(df: &DataFrame, request: &SweepRequest) -> anyhow::Result<Secti
     if let Some(f) = sweep::figure(
         sweep::SweepSpec {
             title: &title,
-            x_label: &format!("{} (swept parameter)", x.trim_start_matches("param_")),
+            x_label: &axis_label(x.trim_start_matches("param_")),
             y_label: &y_label,
             name: format!("sweep-{}-figure", slug(key)),
         },
@@ -478,9 +560,12 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
         .iter()
         .cloned()
         .partition(|p| read::is_dataset(p));
-    let mut dataset_dirs = datasets.clone();
     let mut outcomes = Vec::new();
     let mut captures: Vec<Input> = Vec::new();
+    // (dataset, the keys of the inputs to read from it: this run's only
+    // for the captures' dataset, which may hold parts of earlier runs).
+    let mut sources: Vec<(PathBuf, Option<HashSet<String>>)> =
+        datasets.iter().map(|d| (d.clone(), None)).collect();
     if !others.is_empty() {
         let (found, problems) = inputs::discover(&others);
         for p in problems {
@@ -495,18 +580,19 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
             .filter(|i| i.kind == InputKind::Capture)
             .cloned()
             .collect();
+        let keys: HashSet<String> = planned.iter().map(|i| dataset::key(&i.source)).collect();
         let mut batch_config = config.batch.clone();
         batch_config.force = true;
         outcomes = batch::run(planned, &params, &batch_config, progress)?;
-        dataset_dirs.push(config.batch.out.clone());
+        sources.push((config.batch.out.clone(), Some(keys)));
     }
     let mut files = Vec::new();
     let mut handovers = Vec::new();
-    for d in &dataset_dirs {
-        if let Some(f) = read::read_table(d, "files")? {
+    for (d, keys) in &sources {
+        if let Some(f) = read::read_table_of(d, "files", keys.as_ref())? {
             files.push(f);
         }
-        if let Some(h) = read::read_table(d, "handovers")? {
+        if let Some(h) = read::read_table_of(d, "handovers", keys.as_ref())? {
             handovers.push(h);
         }
     }
@@ -514,12 +600,18 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
     let all_handovers = concat(handovers)?;
 
     // Inputs that failed or are not captures: listed, never silently dropped.
-    let sources = stats::text_values(&files, "source")?;
+    let file_sources = stats::text_values(&files, "source")?;
     let statuses = stats::text_values(&files, "status")?;
     let errors = stats::text_values(&files, "error")?;
-    let mut usable = Vec::new();
+    let mut usable: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for i in 0..files.height() {
-        let src = sources[i].clone().unwrap_or_default();
+        let src = file_sources[i].clone().unwrap_or_default();
+        if !seen.insert(src.clone()) {
+            doc.summary.push(format!(
+                "{src} is in more than one input; its rows are counted once per input."
+            ));
+        }
         match statuses[i].as_deref() {
             Some("ok") | Some("truncated") => usable.push(src),
             status => doc.excluded.push(Excluded {
@@ -532,6 +624,10 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
             }),
         }
     }
+    let had_handovers: HashSet<String> = match &all_handovers {
+        Some(df) => stats::sources(df)?.into_iter().collect(),
+        None => HashSet::new(),
+    };
     let handovers = match &all_handovers {
         Some(df) => {
             let df = stats::filter_in(df, "class", &config.classes)?;
@@ -539,12 +635,9 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
         }
         None => None,
     };
-    let with_handovers: Vec<String> = match &handovers {
-        Some(df) => stats::text_values(df, "source")?
-            .into_iter()
-            .flatten()
-            .collect(),
-        None => Vec::new(),
+    let kept: HashSet<String> = match &handovers {
+        Some(df) => stats::sources(df)?.into_iter().collect(),
+        None => HashSet::new(),
     };
     let mut filters = Vec::new();
     if !config.classes.is_empty() {
@@ -554,53 +647,62 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
         filters.push(format!("capture side {}", config.sides.join("/")));
     }
     for src in &usable {
-        if !with_handovers.contains(src) {
-            doc.excluded.push(Excluded {
-                input: src.clone(),
-                reason: if filters.is_empty() {
-                    "no handover (no data path switch)".into()
-                } else {
-                    format!("no handover with {}", filters.join(", "))
-                },
-            });
+        if kept.contains(src) {
+            continue;
         }
+        doc.excluded.push(Excluded {
+            input: src.clone(),
+            reason: if had_handovers.contains(src) {
+                format!(
+                    "not in the comparison: its handovers are filtered out (kept: {})",
+                    filters.join(", ")
+                )
+            } else {
+                "not in the comparison: no handover (no data path switch)".into()
+            },
+        });
     }
-    doc.summary.push(format!(
-        "{} inputs ({} capture{} analysed now{}); {} handovers{}.",
-        files.height(),
-        captures.len(),
-        if captures.len() == 1 { "" } else { "s" },
-        if datasets.is_empty() {
-            String::new()
-        } else {
-            format!(
-                ", tables read from {}",
-                datasets
-                    .iter()
-                    .map(|d| d.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        },
-        handovers.as_ref().map_or(0, |d| d.height()),
-        if filters.is_empty() {
-            String::new()
-        } else {
-            format!(" kept ({})", filters.join(", "))
-        }
-    ));
+    doc.summary.insert(
+        0,
+        format!(
+            "{} inputs ({} capture{} analysed now{}); {} handovers{}.",
+            files.height(),
+            captures.len(),
+            if captures.len() == 1 { "" } else { "s" },
+            if datasets.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", tables read from {}",
+                    datasets
+                        .iter()
+                        .map(|d| d.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            },
+            handovers.as_ref().map_or(0, |d| d.height()),
+            if filters.is_empty() {
+                String::new()
+            } else {
+                format!(" kept ({})", filters.join(", "))
+            }
+        ),
+    );
 
     if let Some(df) = handovers.as_ref().filter(|d| d.height() > 0) {
         doc.sections
             .push(comparison_section(df, &config.group_by, &mut doc.excluded)?);
         if let Some(req) = &config.sweep {
-            doc.sections.push(sweep_section(df, req)?);
+            doc.sections
+                .push(sweep_section(df, req, &mut doc.excluded)?);
         }
     } else if config.sweep.is_some() {
         bail!("no handover in the inputs: nothing to sweep");
     }
 
     if config.capture_sections {
+        let usable: HashSet<&String> = usable.iter().collect();
         let drawn: Vec<&Input> = captures
             .iter()
             .filter(|c| usable.contains(&c.source))
@@ -619,16 +721,20 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
                     .into(),
             );
         }
-        for (index, input) in drawn.into_iter().take(config.max_captures).enumerate() {
+        for input in drawn.into_iter().take(config.max_captures) {
             let options = batch::options_for(input, &config.batch).map_err(anyhow::Error::msg)?;
             let mut sink = TraceSink::new(config.max_associations);
-            let file = analyze_stream(&input.path, &options, &mut sink).ok();
+            let analysed = analyze_stream(&input.path, &options, &mut sink);
+            let (file, error) = match analysed {
+                Ok(f) => (Some(f), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
             let trace = sink.finish(input.source.clone(), file);
-            doc.sections.extend(capture_section(
-                &trace,
-                &options.handover.anchors,
-                index + 1,
-            )?);
+            let mut sections = capture_section(&trace, &options.handover.anchors)?;
+            if let (Some(e), Some(first)) = (error, sections.first_mut()) {
+                first.text(format!("Not drawn: {e}"));
+            }
+            doc.sections.extend(sections);
         }
     }
     doc.excluded.sort_by(|a, b| a.input.cmp(&b.input));

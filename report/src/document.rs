@@ -42,8 +42,22 @@ impl Table {
     }
 
     pub fn markdown(&self) -> String {
-        let cell = |c: &str| c.replace('|', "\\|").replace('\n', " ");
-        let mut out = format!("**{}**\n\n", self.title);
+        // Characters Markdown would read as markup are escaped.
+        let cell = |c: &str| {
+            let mut out = String::with_capacity(c.len());
+            for ch in c.chars() {
+                match ch {
+                    '|' | '*' | '_' | '`' | '<' | '[' | ']' | '\\' => {
+                        out.push('\\');
+                        out.push(ch);
+                    }
+                    '\n' => out.push(' '),
+                    ch => out.push(ch),
+                }
+            }
+            out
+        };
+        let mut out = format!("**{}**\n\n", cell(&self.title));
         let _ = writeln!(
             out,
             "| {} |",
@@ -193,7 +207,7 @@ mod tests {
         assert_eq!(t.csv(), "group,mean\n\"a,b \"\"x\"\"\",1.5\np|q,\n");
         assert_eq!(
             t.markdown(),
-            "**A | B**\n\n| group | mean |\n|---|---|\n| a,b \"x\" | 1.5 |\n| p\\|q |  |\n"
+            "**A \\| B**\n\n| group | mean |\n|---|---|\n| a,b \"x\" | 1.5 |\n| p\\|q |  |\n"
         );
     }
 }

@@ -4,7 +4,8 @@
 
 use anyhow::{bail, Context};
 use polars::prelude::{
-    BooleanChunked, ChunkAgg, ChunkQuantile, ChunkVar, DataFrame, DataType, NewChunkedArray,
+    BooleanChunked, ChunkAgg, ChunkQuantile, ChunkVar, DataFrame, DataType, IdxCa, IdxSize,
+    NewChunkedArray,
 };
 
 /// How rows are put into groups.
@@ -119,30 +120,16 @@ pub fn filter_in(df: &DataFrame, column: &str, values: &[String]) -> anyhow::Res
     mask(df, |i| v[i].as_ref().is_some_and(|x| values.contains(x)))
 }
 
-fn distinct_sources(df: &DataFrame) -> usize {
-    text_values(df, "source")
-        .map(|v| {
-            let mut s: Vec<String> = v.into_iter().flatten().collect();
-            s.sort();
-            s.dedup();
-            s.len()
-        })
-        .unwrap_or(0)
+/// The distinct sources of some rows, sorted.
+pub fn sources(df: &DataFrame) -> anyhow::Result<Vec<String>> {
+    let mut s: Vec<String> = text_values(df, "source")?.into_iter().flatten().collect();
+    s.sort();
+    s.dedup();
+    Ok(s)
 }
 
-/// Sorts group names numerically when they all are numbers.
-fn sort_names(names: &mut [String]) {
-    if names.iter().all(|n| n.parse::<f64>().is_ok()) {
-        names.sort_by(|a, b| {
-            let (x, y) = (
-                a.parse::<f64>().unwrap_or(0.0),
-                b.parse::<f64>().unwrap_or(0.0),
-            );
-            x.total_cmp(&y)
-        });
-    } else {
-        names.sort();
-    }
+fn distinct_sources(df: &DataFrame) -> usize {
+    sources(df).map_or(0, |s| s.len())
 }
 
 /// The groups, in a stable order; rows without a group are returned
@@ -158,30 +145,65 @@ pub fn groups(df: &DataFrame, by: &GroupBy) -> anyhow::Result<(Vec<Group>, DataF
             df.clear(),
             String::new(),
         )),
-        GroupBy::Column(name) => {
-            let column = &resolve_column(df, name)?;
-            let values = text_values(df, column)?;
-            let mut names: Vec<String> = values.iter().flatten().cloned().collect();
-            names.sort();
-            names.dedup();
-            sort_names(&mut names);
+        GroupBy::Column(spec) => {
+            // `--by scenario,class`: one group per combination of values.
+            let columns: Vec<String> = spec
+                .split(',')
+                .map(|c| resolve_column(df, c.trim()))
+                .collect::<anyhow::Result<_>>()?;
+            let values: Vec<Vec<Option<String>>> = columns
+                .iter()
+                .map(|c| text_values(df, c))
+                .collect::<anyhow::Result<_>>()?;
+            // One pass: row indices bucketed by their key.
+            let mut buckets: std::collections::HashMap<Vec<String>, Vec<IdxSize>> =
+                std::collections::HashMap::new();
+            let mut rest = Vec::new();
+            for i in 0..df.height() {
+                let key: Option<Vec<String>> = values.iter().map(|v| v[i].clone()).collect();
+                match key {
+                    Some(k) => buckets.entry(k).or_default().push(i as IdxSize),
+                    None => rest.push(i as IdxSize),
+                }
+            }
+            let mut keys: Vec<Vec<String>> = buckets.keys().cloned().collect();
+            keys.sort_by(|a, b| {
+                a.iter()
+                    .zip(b)
+                    .map(|(x, y)| match (x.parse::<f64>(), y.parse::<f64>()) {
+                        (Ok(p), Ok(q)) => p.total_cmp(&q),
+                        _ => x.cmp(y),
+                    })
+                    .find(|o| o.is_ne())
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
             let mut out = Vec::new();
-            for value in names {
-                let rows = mask(df, |i| values[i].as_deref() == Some(value.as_str()))?;
-                // A bare number says little: name a swept parameter's groups
-                // `pmr = 2`.
-                let name = match column.strip_prefix("param_") {
-                    Some(p) => format!("{p} = {value}"),
-                    None => value,
-                };
+            for key in keys {
+                let idx = buckets.remove(&key).unwrap_or_default();
+                let rows = df.take(&IdxCa::from_vec("idx".into(), idx))?;
+                // A bare number says little: a swept parameter's groups are
+                // named `pmr = 2`.
+                let name = columns
+                    .iter()
+                    .zip(&key)
+                    .map(|(c, v)| match c.strip_prefix("param_") {
+                        Some(p) => format!("{p} = {v}"),
+                        None => v.clone(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 out.push(Group {
                     inputs: distinct_sources(&rows),
                     name,
                     rows,
                 });
             }
-            let rest = mask(df, |i| values[i].is_none())?;
-            Ok((out, rest, format!("no value in column `{column}`")))
+            let rest = df.take(&IdxCa::from_vec("idx".into(), rest))?;
+            Ok((
+                out,
+                rest,
+                format!("no value in column `{}`", columns.join("` or `")),
+            ))
         }
         GroupBy::Globs(patterns) => {
             let sources = text_values(df, "source")?;

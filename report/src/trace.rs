@@ -15,7 +15,7 @@ use std::net::IpAddr;
 /// Points kept per series (new DATA, retransmissions, cumulative acks) of
 /// one data direction; beyond it every other point is dropped and the
 /// stride doubles, so a long association still draws its whole span.
-pub const MAX_POINTS: usize = 20_000;
+pub const MAX_POINTS: usize = 4096;
 
 /// One DATA chunk on the TSN-versus-time chart.
 #[derive(Debug, Clone, Copy)]
@@ -162,6 +162,11 @@ pub struct CaptureTrace {
 /// The [`ReportSink`] that builds a [`CaptureTrace`].
 pub struct TraceSink {
     max_associations: usize,
+    /// Associations traced at once (their points are kept until they are
+    /// finished); later ones are not traced while that many are alive.
+    max_alive: usize,
+    /// Associations not traced because `max_alive` were.
+    pub untraced: u64,
     alive: FxHashMap<AssocId, [DirectionTrace; 2]>,
     kept: Vec<AssociationTrace>,
     omitted: u64,
@@ -172,6 +177,8 @@ impl TraceSink {
     pub fn new(max_associations: usize) -> Self {
         TraceSink {
             max_associations,
+            max_alive: (16 * max_associations).max(64),
+            untraced: 0,
             alive: FxHashMap::default(),
             kept: Vec::new(),
             omitted: 0,
@@ -186,12 +193,26 @@ impl TraceSink {
             file,
             origin: self.origin,
             associations: self.kept,
-            omitted: self.omitted,
+            omitted: self.omitted + self.untraced,
         }
     }
 
-    fn direction(&mut self, association: AssocId, sender: EndpointId) -> &mut DirectionTrace {
-        &mut self.alive.entry(association).or_default()[sender.min(1)]
+    /// The trace of a data direction, None when the association is not
+    /// traced (memory stays bounded by `max_alive`).
+    fn direction(
+        &mut self,
+        association: AssocId,
+        sender: EndpointId,
+    ) -> Option<&mut DirectionTrace> {
+        if !self.alive.contains_key(&association) {
+            if self.alive.len() >= self.max_alive {
+                return None;
+            }
+            self.alive.insert(association, Default::default());
+        }
+        self.alive
+            .get_mut(&association)
+            .map(|d| &mut d[sender.min(1)])
     }
 }
 
@@ -212,7 +233,9 @@ impl ReportSink for TraceSink {
                 new,
                 ..
             } => {
-                let d = self.direction(association, sender);
+                let Some(d) = self.direction(association, sender) else {
+                    return;
+                };
                 let p = DataPoint {
                     frame,
                     time,
@@ -233,7 +256,9 @@ impl ReportSink for TraceSink {
                 cumulative_tsn,
                 ..
             } => {
-                let d = self.direction(association, data_sender);
+                let Some(d) = self.direction(association, data_sender) else {
+                    return;
+                };
                 // Only SACKs that move the cumulative ack are drawn.
                 let moved = d
                     .cumulative_acks
@@ -253,10 +278,16 @@ impl ReportSink for TraceSink {
     }
 
     fn association(&mut self, report: AssociationReport) {
-        let directions = self
-            .alive
-            .remove(&report.association.id)
-            .unwrap_or_default();
+        let traced = self.alive.remove(&report.association.id);
+        let carried_data = report
+            .association
+            .directions
+            .iter()
+            .any(|d| d.counters.data_chunks > 0);
+        if traced.is_none() && carried_data {
+            self.untraced += 1;
+        }
+        let directions = traced.unwrap_or_default();
         let has_data = directions.iter().any(|d| !d.is_empty());
         if !has_data && report.handovers.is_empty() {
             return;

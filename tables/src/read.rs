@@ -15,8 +15,8 @@ pub fn is_dataset(dir: &Path) -> bool {
     dir.join("_inputs").is_dir() && dir.join("files").is_dir()
 }
 
-/// The part files of `table`, in name order (skipping hidden and
-/// unfinished ones, as other readers do).
+/// The part files of `table` (`part-<key>.<ext>`), in name order; hidden
+/// unfinished parts and stray files are not parts.
 pub fn parts(root: &Path, table: &str) -> anyhow::Result<Vec<PathBuf>> {
     let dir = root.join(table);
     let entries = std::fs::read_dir(&dir)
@@ -25,7 +25,7 @@ pub fn parts(root: &Path, table: &str) -> anyhow::Result<Vec<PathBuf>> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            !name.starts_with('.') && !name.starts_with('_') && p.is_file()
+            name.starts_with("part-") && p.is_file()
         })
         .collect();
     parts.sort();
@@ -52,8 +52,26 @@ fn read_part(path: &Path) -> anyhow::Result<DataFrame> {
 
 /// The whole table; `None` when it has no parts at all.
 pub fn read_table(root: &Path, table: &str) -> anyhow::Result<Option<DataFrame>> {
+    read_table_of(root, table, None)
+}
+
+/// The table's parts of the inputs with these keys
+/// ([`crate::dataset::key`]) only, or all of them.
+pub fn read_table_of(
+    root: &Path,
+    table: &str,
+    keys: Option<&std::collections::HashSet<String>>,
+) -> anyhow::Result<Option<DataFrame>> {
     let mut frames = Vec::new();
     for part in parts(root, table)? {
+        let key = part
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.strip_prefix("part-"))
+            .unwrap_or("");
+        if keys.is_some_and(|k| !k.contains(key)) {
+            continue;
+        }
         let df = read_part(&part).with_context(|| format!("reading {}", part.display()))?;
         frames.push(df);
     }
@@ -85,6 +103,23 @@ fn unify_types(frames: &mut [DataFrame]) -> anyhow::Result<()> {
             if values > entry.0 {
                 *entry = (values, c.dtype().clone());
             }
+        }
+    }
+    // Two parts holding values of different types (a parameter `fast` in
+    // one sweep, `100` in another): both become text, nothing is nulled.
+    let mut conflicting: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for df in frames.iter() {
+        for c in df.columns() {
+            if let Some((_, ty)) = best.get(c.name().as_str()) {
+                if c.dtype() != ty && c.len() > c.null_count() {
+                    conflicting.insert(c.name().to_string());
+                }
+            }
+        }
+    }
+    for name in &conflicting {
+        if let Some(entry) = best.get_mut(name) {
+            entry.1 = DataType::String;
         }
     }
     for df in frames.iter_mut() {

@@ -49,6 +49,8 @@ pub fn figure(
         drawing(
             chart
                 .configure_mesh()
+                .x_label_formatter(&style::tick)
+                .y_label_formatter(&style::tick)
                 .disable_x_mesh()
                 // Group names are written under their bars below: numeric
                 // ticks would fall between groups.

@@ -45,6 +45,8 @@ pub fn figure(
         drawing(
             chart
                 .configure_mesh()
+                .x_label_formatter(&style::tick)
+                .y_label_formatter(&style::tick)
                 .x_desc("time since the capture's first frame (s)")
                 .y_desc("RTT (ms)")
                 .label_style((style::FONT, style::LABEL_SIZE))

@@ -121,3 +121,15 @@ pub fn padded(lo: f64, hi: f64, fraction: f64) -> std::ops::Range<f64> {
     };
     (lo - span * fraction)..(hi + span * fraction)
 }
+
+/// An axis tick: integers without a decimal point, others with at most
+/// three decimals ("100", "0.25", "-1200").
+pub fn tick(v: &f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_owned()
+    }
+}

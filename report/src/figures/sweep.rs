@@ -76,6 +76,8 @@ pub fn figure(
         drawing(
             chart
                 .configure_mesh()
+                .x_label_formatter(&style::tick)
+                .y_label_formatter(&style::tick)
                 .x_desc(spec.x_label)
                 .y_desc(spec.y_label)
                 .label_style((style::FONT, style::LABEL_SIZE))
@@ -137,14 +139,23 @@ pub fn figure(
         for (j, p) in predictions.iter().enumerate() {
             let i = series.iter().position(|s| s.name == p.series).unwrap_or(j);
             let c = colour(i);
-            let dashed = DashedLineSeries::new(p.points.clone(), 6, 4, c.stroke_width(2));
+            // Observed-parameter predictions dotted, configured ones dashed.
+            let (dash, gap) = if p.name.contains("observed") {
+                (2, 4)
+            } else {
+                (8, 4)
+            };
+            let dashed = DashedLineSeries::new(p.points.clone(), dash, gap, c.stroke_width(2));
             let legend_style = c.stroke_width(2);
             drawing(chart.draw_series(dashed))?
                 .label(p.name.clone())
                 .legend(move |(x, y)| {
                     EmptyElement::at((x, y))
-                        + PathElement::new(vec![(-10, 0), (-3, 0)], legend_style)
-                        + PathElement::new(vec![(2, 0), (9, 0)], legend_style)
+                        + PathElement::new(vec![(-10, 0), (-10 + dash, 0)], legend_style)
+                        + PathElement::new(
+                            vec![(-10 + dash + gap, 0), (-10 + 2 * dash + gap, 0)],
+                            legend_style,
+                        )
                 });
             for (x, y) in &p.points {
                 tips.point(

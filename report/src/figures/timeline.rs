@@ -5,7 +5,7 @@
 //! reason in the table beneath instead.
 
 use super::style::{self, colour, drawing, padded};
-use super::svg::{num, Figure, Tips};
+use super::svg::{csv_field, num, Figure, Tips};
 use crate::components::LATENCY;
 use plotters::prelude::*;
 use sctp_handover::handover::{Handover, Point};
@@ -63,6 +63,7 @@ pub fn figure(h: &Handover, name: String, title: String) -> anyhow::Result<Optio
         drawing(
             chart
                 .configure_mesh()
+                .x_label_formatter(&style::tick)
                 .disable_y_mesh()
                 .y_labels(rows)
                 .y_label_formatter(&|v| {
@@ -90,19 +91,45 @@ pub fn figure(h: &Handover, name: String, title: String) -> anyhow::Result<Optio
         ))))?;
         for (i, (label, from, to, fp, tp, value)) in bars.iter().enumerate() {
             let y = n - 1.0 - i as f64;
-            let c = colour(i);
+            // One colour per component in every handover's time line.
+            let c = colour(LATENCY.iter().position(|d| d.label == *label).unwrap_or(i));
             let (x0, x1) = (from.min(*to), from.max(*to));
+            let negative = *value < 0.0;
+            // A negative component (its end before its start) is drawn
+            // hollow with a dashed outline, so it never reads as a duration.
             drawing(chart.draw_series(std::iter::once(Rectangle::new(
                 [(x0, y - 0.32), (x1, y + 0.32)],
-                c.mix(0.85).filled(),
+                if negative {
+                    c.mix(0.15).filled()
+                } else {
+                    c.mix(0.85).filled()
+                },
             ))))?;
+            if negative {
+                drawing(chart.draw_series(DashedLineSeries::new(
+                    [
+                        (x0, y - 0.32),
+                        (x1, y - 0.32),
+                        (x1, y + 0.32),
+                        (x0, y + 0.32),
+                        (x0, y - 0.32),
+                    ],
+                    5,
+                    3,
+                    c.stroke_width(1),
+                )))?;
+            }
             // A zero-length component still shows as a tick.
             drawing(chart.draw_series(std::iter::once(PathElement::new(
                 vec![(*to, y - 0.4), (*to, y + 0.4)],
                 c.stroke_width(2),
             ))))?;
             drawing(chart.draw_series(std::iter::once(Text::new(
-                format!(" {value:.3} ms"),
+                if negative {
+                    format!(" {value:.3} ms (negative)")
+                } else {
+                    format!(" {value:.3} ms")
+                },
                 (x1, y + 0.1),
                 (style::FONT, 12).into_font(),
             ))))?;
@@ -125,19 +152,20 @@ pub fn figure(h: &Handover, name: String, title: String) -> anyhow::Result<Optio
     for (label, from, to, fp, tp, value) in &bars {
         let _ = writeln!(
             csv,
-            "{label},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{}",
+            csv_field(label),
             num(Some(*value)),
             num(Some(*from)),
             num(Some(*to)),
             fp.frame.map_or(String::new(), |f| f.to_string()),
             tp.frame.map_or(String::new(), |f| f.to_string()),
-            fp.what,
-            tp.what
+            csv_field(fp.what),
+            csv_field(tp.what)
         );
     }
     Ok(Some(Figure {
         name,
-        caption: "Each bar runs from the point a component starts at to the point it ends at \
+        caption: "Each bar runs from the point a component starts at to the point it ends at; a hollow dashed bar is a negative component (it ends before it starts) \
                   (hover for the frames); 0 is the switch frame, the first new DATA on the new path."
             .into(),
         svg: tips.finish(svg, &title),

@@ -10,6 +10,7 @@ use plotters::prelude::*;
 use sctp_handover::events::{EventKind, PathId};
 use sctp_handover::handover::anchors::Anchor;
 use sctp_handover::time::Timestamp;
+use sctp_handover::wire::sctp_param::AsconfOp;
 use std::fmt::Write;
 
 const HEIGHT: u32 = 620;
@@ -51,7 +52,9 @@ fn event_marks(
     sender: usize,
     anchors: &[Anchor],
     origin: Timestamp,
-) -> Vec<Mark> {
+) -> (Vec<Mark>, Vec<(f64, String)>) {
+    // ASCONFs also get a short label (ADD, SET, DEL) beside their tick.
+    let mut asconf_labels = Vec::new();
     let mut marks = Vec::new();
     let mut mark = |lane: usize, time: Timestamp, text: String, colour: RGBColor| {
         marks.push(Mark {
@@ -83,6 +86,15 @@ fn event_marks(
                     .iter()
                     .map(|r| format!("{} {}", r.op.name(), r.address))
                     .collect();
+                let short: Vec<&str> = requests
+                    .iter()
+                    .map(|r| match r.op {
+                        AsconfOp::AddIp => "ADD",
+                        AsconfOp::DeleteIp => "DEL",
+                        AsconfOp::SetPrimary => "SET",
+                    })
+                    .collect();
+                asconf_labels.push((seconds(e.time, origin), short.join("+")));
                 mark(
                     0,
                     e.time,
@@ -156,11 +168,16 @@ fn event_marks(
             } if *s == sender => mark(
                 4,
                 e.time,
-                format!(
-                    "frame {f}: new DATA (TSN {tsn}) moves from {} to {}",
-                    from_path.map_or("?".into(), |p| format!("path {p}")),
-                    path_name(*to_path)
-                ),
+                match from_path {
+                    Some(p) => format!(
+                        "frame {f}: new DATA (TSN {tsn}) moves from path {p} to {}",
+                        path_name(*to_path)
+                    ),
+                    None => format!(
+                        "frame {f}: DATA starts (TSN {tsn}) on {}",
+                        path_name(*to_path)
+                    ),
+                },
                 path_colour(trace, *to_path).0,
             ),
             EventKind::PathInactive { path, error_count } => mark(
@@ -200,7 +217,11 @@ fn event_marks(
             }
         }
     }
-    for a in anchors {
+    // Only the event log's moments within the association's life.
+    for a in anchors
+        .iter()
+        .filter(|a| a.time >= trace.first_time && a.time <= trace.last_time)
+    {
         let what = match a.kind {
             sctp_handover::handover::anchors::AnchorKind::LinkDown => "link down",
             sctp_handover::handover::anchors::AnchorKind::LinkUp => "link up",
@@ -216,7 +237,7 @@ fn event_marks(
         }
         mark(6, a.time, text, style::GREY);
     }
-    marks
+    (marks, asconf_labels)
 }
 
 fn relative(tsn: u32, base: u32) -> f64 {
@@ -235,7 +256,7 @@ pub fn figure(
     let (Some(base), Some(origin)) = (dir.base_tsn(), capture.origin) else {
         return Ok(None);
     };
-    let marks = event_marks(trace, sender, anchors, origin);
+    let (marks, asconf_labels) = event_marks(trace, sender, anchors, origin);
     let data = dir
         .new_data
         .points
@@ -253,6 +274,13 @@ pub fn figure(
     for m in &marks {
         t0 = t0.min(m.time);
         t1 = t1.max(m.time);
+    }
+    for a in &dir.cumulative_acks.points {
+        let (t, y) = (seconds(a.time, origin), relative(a.tsn, base));
+        t0 = t0.min(t);
+        t1 = t1.max(t);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
     }
     let x_range = padded(t0, t1, 0.02);
     let y_range = padded(y0, y1, 0.04);
@@ -280,6 +308,8 @@ pub fn figure(
         drawing(
             chart
                 .configure_mesh()
+                .x_label_formatter(&style::tick)
+                .y_label_formatter(&style::tick)
                 .x_desc("time since the capture's first frame (s)")
                 .y_desc(format!("TSN − {base}"))
                 .label_style((style::FONT, style::LABEL_SIZE))
@@ -413,6 +443,7 @@ pub fn figure(
         drawing(
             lane_chart
                 .configure_mesh()
+                .x_label_formatter(&style::tick)
                 .disable_x_mesh()
                 .y_labels(LANES.len())
                 .y_label_formatter(&|v| {
@@ -437,6 +468,14 @@ pub fn figure(
                 m.colour.stroke_width(2),
             )
         })))?;
+        for (t, text) in &asconf_labels {
+            let (x, y) = lane_chart.backend_coord(&(*t, lane_y(0) + 0.3));
+            drawing(root.draw(&Text::new(
+                text.clone(),
+                (x + 3, y),
+                (style::FONT, 10).into_font(),
+            )))?;
+        }
         for m in &marks {
             let y = lane_y(m.lane);
             let (x, y0) = lane_chart.backend_coord(&(m.time, y - 0.4));
