@@ -250,3 +250,80 @@ fn every_public_capture_is_read_and_accounted_like_tshark() {
         failures.join("\n  ")
     );
 }
+
+/// The endpoint pairs `tshark -q -z sctp,stat` lists: (source, source
+/// port, destination, destination port).
+fn tshark_sctp_stat(path: &Path) -> Vec<(std::net::IpAddr, u16, std::net::IpAddr, u16)> {
+    let out = std::process::Command::new("tshark")
+        .args(["-n", "-q", "-z", "sctp,stat", "-r"])
+        .arg(path)
+        .output()
+        .expect("tshark runs (make setup installs it)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('|').map(str::trim).collect();
+            // |src|portA|dst|portB|DATA|… : 16 fields with the empty ends.
+            if f.len() < 6 {
+                return None;
+            }
+            Some((
+                f[1].parse().ok()?,
+                f[2].parse().ok()?,
+                f[3].parse().ok()?,
+                f[4].parse().ok()?,
+            ))
+        })
+        .collect()
+}
+
+/// Every endpoint pair tshark's SCTP statistics list is a path of an
+/// association we found, with the same ports — except pairs only seen
+/// inside GTP-U tunnels or quoted by ICMP errors, which tshark counts and
+/// we deliberately do not analyse as traffic (see `sctp_only_for_tshark`).
+#[test]
+fn every_association_tshark_lists_is_found() {
+    let dir = public_captures_dir();
+    let mut failures = Vec::new();
+    let (mut checked, mut exempt) = (0, 0);
+    for entry in index(&dir).iter().filter(|e| e.sctp_frames > 0) {
+        let path = dir.join("files").join(&entry.file);
+        let Ok(a) = analyze_file(&path, &AnalysisOptions::default()) else {
+            failures.push(format!("{}: not analysed", entry.file));
+            continue;
+        };
+        let ours: std::collections::HashSet<_> = a
+            .associations
+            .iter()
+            .flat_map(|x| {
+                let ports = (x.endpoints[0].port, x.endpoints[1].port);
+                x.paths.iter().flat_map(move |p| {
+                    [
+                        (p.src, ports.0, p.dst, ports.1),
+                        (p.src, ports.1, p.dst, ports.0),
+                    ]
+                })
+            })
+            .collect();
+        let tunnelled =
+            a.accounting.icmp_about_sctp > 0 || sctp_only_for_tshark(&path).is_ok_and(|n| n > 0);
+        for pair in tshark_sctp_stat(&path) {
+            checked += 1;
+            if !ours.contains(&pair) {
+                if tunnelled {
+                    exempt += 1;
+                } else {
+                    failures.push(format!("{}: {pair:?} not found", entry.file));
+                }
+            }
+        }
+    }
+    eprintln!("{checked} endpoint pairs, {exempt} only tunnelled or ICMP-quoted");
+    assert!(checked > 100, "tshark listed only {checked} endpoint pairs");
+    assert!(
+        failures.is_empty(),
+        "{} missing:\n  {}",
+        failures.len(),
+        failures.join("\n  ")
+    );
+}
