@@ -9,8 +9,8 @@ set -euo pipefail
 # wireshark-dev, cmake, gcc: the C plugin (built with the plugin SDK);
 # python3-venv: the virtual environment holding pyarrow, the second reader
 # of the tables in the tests; chromium: the browser the reports are opened
-# in (headless) by the tests.
-PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2 wireshark-dev cmake gcc python3-venv chromium)
+# in (headless) by the tests; libpcap-dev: capture filters (--filter).
+PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2 wireshark-dev cmake gcc python3-venv chromium libpcap-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -109,6 +109,27 @@ fn usage_errors_are_explained() {
 }
 
 #[test]
+fn a_capture_filter_keeps_what_it_matches_and_a_bad_one_is_named() {
+    let sample = common::sample("koh-kim-1", "mn");
+    let sample = sample.to_str().expect("utf-8");
+    let (code, out, err) = run(&["analyze", sample, "--filter", "host 198.51.100.102"]);
+    assert_eq!(code, 0, "{err}");
+    // The new address's packets only: 77 of 197 frames (tcpdump agrees,
+    // live/tests/filter.rs), and no handover left to see.
+    assert!(
+        out.contains("77 SCTP analysed, 120 filtered out (--filter)"),
+        "{out}"
+    );
+    let (code, out, err) = run(&["analyze", sample, "--filter", "sctp port banana"]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty(), "nothing read: {out}");
+    assert!(
+        err.contains("filter `sctp port banana`: unknown port 'banana'"),
+        "{err}"
+    );
+}
+
+#[test]
 fn the_tables_doc_matches_the_schema() {
     let (code, reference, err) = run(&["tables-reference"]);
     assert_eq!(code, 0, "{err}");

@@ -14,6 +14,7 @@ use crate::track::{PacketVerdict, TrackConfig, Tracker};
 use crate::wire::sctp::Packet as SctpPacket;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Malformed frames listed individually (all are counted).
 const MAX_LISTED_PROBLEMS: usize = 1000;
@@ -28,6 +29,23 @@ pub struct AnalysisOptions {
     /// Copies of the same packet closer than this are capture duplicates.
     pub duplicate_window: Nanos,
     pub handover: HandoverConfig,
+    /// A capture filter (e.g. libpcap's BPF, `--filter`): frames it
+    /// rejects are counted as `filtered_out` and not decoded.
+    pub frame_filter: Option<Arc<dyn FrameFilter>>,
+}
+
+/// Decides which frames are analysed, like a capture filter applied while
+/// reading a file (`tcpdump -r FILE EXPR`). Implemented outside the core
+/// (libpcap lives in another crate); one [`FrameMatcher`] per file.
+pub trait FrameFilter: std::fmt::Debug + Send + Sync {
+    fn matcher(&self) -> Box<dyn FrameMatcher>;
+}
+
+/// A filter's per-file state (e.g. programs compiled per link type).
+pub trait FrameMatcher {
+    /// Whether the frame passes; an error when the filter cannot apply to
+    /// this link type (the file then fails with that reason).
+    fn keep(&mut self, link_type: u32, data: &[u8], original_len: u32) -> Result<bool, String>;
 }
 
 impl Default for AnalysisOptions {
@@ -38,6 +56,7 @@ impl Default for AnalysisOptions {
             verify_checksum: false,
             duplicate_window: Nanos(1_000_000),
             handover: HandoverConfig::new(),
+            frame_filter: None,
         }
     }
 }
@@ -73,6 +92,8 @@ pub struct Accounting {
     /// pcapng custom / systemd-journal records (numbered as frames by
     /// Wireshark, so counted here to keep frame numbers aligned).
     pub non_packet_records: u64,
+    /// Frames the capture filter (`--filter`) rejected.
+    pub filtered_out: u64,
 }
 
 impl Accounting {
@@ -89,6 +110,7 @@ impl Accounting {
             + self.malformed
             + self.unsupported_link_type
             + self.non_packet_records
+            + self.filtered_out
     }
 }
 
@@ -216,6 +238,10 @@ pub struct ChecksumReport {
 
 struct Pipeline {
     options: AnalysisOptions,
+    /// The capture filter's state for this file.
+    filter: Option<Box<dyn FrameMatcher>>,
+    /// Link types the filter could not be applied to (reported once).
+    filter_errors: Vec<u32>,
     decoder: Decoder,
     dedup: DuplicateDetector,
     tracker: Tracker,
@@ -284,6 +310,26 @@ impl Pipeline {
         if !self.link_types.contains(&frame.link_type) {
             self.link_types.push(frame.link_type);
         }
+        if frame.link_type != crate::capture::link_type::NON_PACKET_RECORD {
+            if let Some(m) = self.filter.as_mut() {
+                match m.keep(frame.link_type, frame.data, frame.original_len) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        self.accounting.filtered_out += 1;
+                        return;
+                    }
+                    Err(why) => {
+                        // Said once per link type; its frames are not kept.
+                        if !self.filter_errors.contains(&frame.link_type) {
+                            self.filter_errors.push(frame.link_type);
+                            self.problem(frame.number, why);
+                        }
+                        self.accounting.filtered_out += 1;
+                        return;
+                    }
+                }
+            }
+        }
 
         self.note_fragment_drops();
         self.last_decoded_frame = frame.number;
@@ -342,6 +388,8 @@ impl Pipeline {
 impl Pipeline {
     fn new(options: &AnalysisOptions) -> Self {
         Pipeline {
+            filter: options.frame_filter.as_ref().map(|f| f.matcher()),
+            filter_errors: Vec::new(),
             options: options.clone(),
             decoder: Decoder::new(options.decode.clone()),
             dedup: DuplicateDetector::new(options.duplicate_window),

@@ -10,6 +10,7 @@ use sctp_handover::analysis::AnalysisOptions;
 use sctp_handover::handover::{anchors, CapturePoint};
 use sctp_handover::time::Nanos;
 use sctp_handover::track::limits::Limits;
+use sctp_handover_live::filter::BpfFilter;
 use sctp_handover_tables::batch::{self, BatchConfig};
 use sctp_handover_tables::inputs::{self, InputKind};
 use sctp_handover_tables::write::TableFormat;
@@ -166,6 +167,10 @@ struct AnalysisArgs {
     /// Events kept per association until it is finished.
     #[arg(long, default_value_t = Limits::default().events, value_name = "N")]
     max_events: usize,
+    /// Analyse only the frames this capture filter accepts (libpcap syntax,
+    /// as `tcpdump -r FILE EXPR`); the others are counted as filtered out.
+    #[arg(long, value_name = "EXPR")]
+    filter: Option<String>,
     /// Fragmented IP datagrams in reassembly at once.
     #[arg(long, default_value_t = 64, value_name = "N")]
     max_reassembly: usize,
@@ -222,6 +227,9 @@ fn analysis_options(args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
         events: args.max_events,
     };
     options.decode.max_reassembly = args.max_reassembly;
+    if let Some(expr) = &args.filter {
+        options.frame_filter = Some(std::sync::Arc::new(BpfFilter::new(expr)?));
+    }
     options.handover.rto_max = Some(options.track.rto.max);
     options.handover.expiry_burst = Nanos::from_millis(args.expiry_burst_ms);
     options.handover.capture_point = match args.capture_point {

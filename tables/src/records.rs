@@ -115,6 +115,7 @@ pub fn file_row(rows: &mut Rows, o: &FileOutcome<'_>) {
                 a.malformed,
                 a.unsupported_link_type,
                 a.non_packet_records,
+                a.filtered_out,
             ] {
                 rows.u64(n);
             }
@@ -136,7 +137,7 @@ pub fn file_row(rows: &mut Rows, o: &FileOutcome<'_>) {
                 .bool(None)
                 .str(None::<String>)
                 .u64(None);
-            for _ in 0..12 {
+            for _ in 0..13 {
                 rows.u64(None);
             }
             rows.time(None)

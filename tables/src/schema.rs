@@ -111,6 +111,7 @@ pub const FILES: Table = Table {
         col("frames_malformed", Ty::U64, "", "invalid link or IP headers"),
         col("frames_unsupported_link_type", Ty::U64, "", "link types the decoder does not know"),
         col("frames_non_packet_records", Ty::U64, "", "pcapng records without a packet (numbered as frames by Wireshark)"),
+        col("frames_filtered_out", Ty::U64, "", "frames the capture filter (`--filter`) rejected"),
         col("first_time", Ty::Time, "", "first frame's time; null without frames"),
         col("last_time", Ty::Time, "", "last frame's time in file order; null without frames"),
         col("time_regressions", Ty::U64, "", "frames whose time is earlier than the previous frame's"),

@@ -333,6 +333,7 @@ fn header(s: &mut String, f: &FileReport) -> std::fmt::Result {
         (a.malformed, "malformed"),
         (a.unsupported_link_type, "unsupported link type"),
         (a.non_packet_records, "pcapng records without packets"),
+        (a.filtered_out, "filtered out (--filter)"),
     ] {
         if n > 0 {
             parts.push(format!("{n} {label}"));

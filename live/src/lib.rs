@@ -1,0 +1,4 @@
+//! libpcap for sctp-handover: capture filters in libpcap's syntax. Kept out
+//! of the core library so that only what needs libpcap links it.
+
+pub mod filter;

@@ -1,0 +1,133 @@
+//! `--filter` has tcpdump's semantics: analysing a file with a filter gives
+//! what analysing `tcpdump -r FILE -w OUT EXPR`'s output gives — the same
+//! frames kept (the rest counted as filtered out), the same accounting and
+//! associations — on the sample captures and every public capture tcpdump
+//! can rewrite.
+
+use sctp_handover::analysis::{analyze_file, Accounting, AnalysisOptions};
+use sctp_handover_live::filter::BpfFilter;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The categories a filtered file and tcpdump's copy share (pcapng records
+/// without packets are not copied by tcpdump).
+fn packet_categories(a: &Accounting) -> [u64; 11] {
+    [
+        a.sctp,
+        a.sctp_truncated,
+        a.sctp_malformed,
+        a.sctp_untracked,
+        a.capture_duplicates,
+        a.icmp_about_sctp,
+        a.ip_fragments,
+        a.not_sctp,
+        a.truncated,
+        a.malformed,
+        a.unsupported_link_type,
+    ]
+}
+
+/// None when tcpdump cannot rewrite the file (several link types, …).
+fn compare(path: &Path, expression: &str, out: &Path) -> Option<Result<(), String>> {
+    let status = Command::new("tcpdump")
+        .args(["-r"])
+        .arg(path)
+        .arg("-w")
+        .arg(out)
+        .arg(expression)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("tcpdump runs (make setup installs it)");
+    if !status.success() {
+        return None;
+    }
+    let options = AnalysisOptions {
+        frame_filter: Some(Arc::new(BpfFilter::new(expression).expect("valid filter"))),
+        ..AnalysisOptions::default()
+    };
+    let filtered = analyze_file(path, &options).expect("analysed");
+    let Ok(copy) = analyze_file(out, &AnalysisOptions::default()) else {
+        // tcpdump wrote nothing readable (no packet kept): nothing kept here.
+        return Some(
+            if filtered.frames
+                == filtered.accounting.filtered_out + filtered.accounting.non_packet_records
+            {
+                Ok(())
+            } else {
+                Err(format!("{expression}: tcpdump kept nothing, we kept some"))
+            },
+        );
+    };
+    let kept =
+        filtered.frames - filtered.accounting.filtered_out - filtered.accounting.non_packet_records;
+    let mut wrong = Vec::new();
+    if kept != copy.frames {
+        wrong.push(format!("kept {kept} frames, tcpdump {}", copy.frames));
+    }
+    if packet_categories(&filtered.accounting) != packet_categories(&copy.accounting) {
+        wrong.push(format!(
+            "accounting {:?} vs tcpdump's copy {:?}",
+            filtered.accounting, copy.accounting
+        ));
+    }
+    if filtered.associations.len() != copy.associations.len() {
+        wrong.push(format!(
+            "{} associations vs {}",
+            filtered.associations.len(),
+            copy.associations.len()
+        ));
+    }
+    Some(if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("`{expression}`: {}", wrong.join("; ")))
+    })
+}
+
+#[test]
+fn filtered_analysis_equals_the_analysis_of_tcpdump_s_filtered_copy() {
+    let dir = std::env::temp_dir().join(format!("sctpho-filter-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("copy.pcap");
+    let mut captures: Vec<PathBuf> = ["koh-kim-1", "bokor-failover", "honda-dad"]
+        .iter()
+        .map(|s| repo().join("sample-captures").join(s).join("mn.pcap"))
+        .collect();
+    let public = repo().join("../shared/public-captures/files");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&public)
+        .expect("../shared/public-captures/files")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    names.sort();
+    captures.extend(names);
+    let expressions = [
+        "sctp",
+        "host 198.51.100.102",
+        "sctp port 3868 or sctp port 36412 or sctp port 2905",
+        "greater 200",
+        "vlan and sctp",
+    ];
+    let (mut compared, mut skipped, mut failures) = (0, 0, Vec::new());
+    for path in &captures {
+        for expression in expressions {
+            match compare(path, expression, &out) {
+                None => skipped += 1,
+                Some(Ok(())) => compared += 1,
+                Some(Err(e)) => failures.push(format!("{}: {e}", path.display())),
+            }
+        }
+    }
+    eprintln!("{compared} (file, filter) pairs equal to tcpdump's; {skipped} pairs tcpdump could not rewrite (several link types in one file, unreadable files)");
+    assert!(compared > 300, "only {compared} comparisons");
+    assert!(
+        failures.is_empty(),
+        "{}:\n  {}",
+        failures.len(),
+        failures.join("\n  ")
+    );
+}
