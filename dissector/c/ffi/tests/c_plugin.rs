@@ -117,7 +117,10 @@ enum Input<'a> {
     /// None (`-G plugins`).
     Nothing,
     Named(&'a Path),
+    /// `-r -` with the file on stdin.
     Pipe(&'a Path),
+    /// A live capture: `-i -` (dumpcap reading the file from stdin).
+    Live(&'a Path),
 }
 
 fn tshark(tier: Tier, input: Input<'_>, args: &[&str]) -> Output {
@@ -156,6 +159,10 @@ fn tshark(tier: Tier, input: Input<'_>, args: &[&str]) -> Output {
         }
         Input::Pipe(p) => {
             cmd.args(["-r", "-"])
+                .stdin(std::fs::File::open(p).expect("capture"));
+        }
+        Input::Live(p) => {
+            cmd.args(["-i", "-"])
                 .stdin(std::fs::File::open(p).expect("capture"));
         }
     }
@@ -321,8 +328,11 @@ fn c_plugin_reads_a_pipe_as_a_named_file() {
             assert!(!pipe.contains(common::NO_ACK), "{name}: {pipe}");
         }
     }
-    // tshark refuses two passes over a pipe, with or without the plugin.
+    // A live capture (here from a pipe interface) is annotated the same.
     let capture = env().work.join("koh-kim-1-mn.pcap");
+    let live = fields_of(Tier::C, Input::Live(&capture), &[]);
+    assert_eq!(live, fields_of(Tier::C, Input::Pipe(&capture), &[]), "live");
+    // tshark refuses two passes over a pipe, with or without the plugin.
     let plain = tshark(Tier::Plain, Input::Pipe(&capture), &["-2"]);
     let c = tshark(Tier::C, Input::Pipe(&capture), &["-2"]);
     assert!(!plain.status.success());
