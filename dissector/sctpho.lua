@@ -75,9 +75,9 @@ local function cmdline_file()
   local args = {}
   for a in raw:gmatch("([^%z]*)%z") do args[#args + 1] = a end
   for i, a in ipairs(args) do
-    if a == "-r" and args[i + 1] then return args[i + 1] end
-    local glued = a:match("^%-r(.+)$")
-    if glued then return glued end
+    local file = (a == "-r" and args[i + 1]) or a:match("^%-r(.+)$")
+    -- "-" is the standard input (a pipe): read incrementally.
+    if file then return file ~= "-" and file or nil end
   end
   -- `wireshark capture.pcapng`: a last argument naming a readable file.
   local last = args[#args]
@@ -103,7 +103,7 @@ function proto.init()
   core, mode, lengths = nil, nil, nil
 end
 
--- The IP header inside a frame of unknown link type: the first offset at
+-- The IP header inside a frame of another link type: the first offset at
 -- which a consistent IPv4/IPv6 header carrying SCTP starts.
 local OFFSETS = { 14, 18, 22, 16, 20, 4, 0 }
 local function guess_sctp(bytes)
@@ -124,10 +124,28 @@ local function guess_sctp(bytes)
   return nil
 end
 
+-- The frame's link type, from Wireshark's encapsulation: frames are then
+-- decoded as the pre-scan decodes them (snaplen-cut ones included).
+local encap_type = Field.new("frame.encap_type")
+local LINK_OF_ENCAP = {}
+for name, link in pairs({ ETHERNET = W.LINK_ETHERNET, SLL = W.LINK_SLL, SLL2 = W.LINK_SLL2,
+    RAW_IP = W.LINK_RAW, RAW_IP4 = W.LINK_IPV4, RAW_IP6 = W.LINK_IPV6, NULL = W.LINK_NULL,
+    LOOP = W.LINK_LOOP }) do
+  local encap = wtap_encaps and wtap_encaps[name]
+  if encap then LINK_OF_ENCAP[encap] = link end
+end
+
 local function feed(tvb, pinfo)
   local ok, err = pcall(function()
     local bytes = tvb:raw()
-    local src, dst, sctp = guess_sctp(bytes)
+    local encap = encap_type()
+    local link = encap and LINK_OF_ENCAP[encap.value]
+    local src, dst, sctp
+    if link then
+      src, dst, sctp = W.sctp_in_frame(link, bytes)
+    else
+      src, dst, sctp = guess_sctp(bytes)
+    end
     if src then
       -- pinfo.abs_ts is a double: exact to the microsecond at today's
       -- epoch, not to the nanosecond, so round to whole microseconds.
@@ -154,7 +172,7 @@ local function add_expert(tree, kind, text)
   tree:add_proto_expert_info(e, text)
 end
 
-local function annotate(a, pinfo, tree)
+local function annotate(a, pinfo, tree, unanswered)
   local t = tree:add(proto)
   if a.assoc ~= nil then
     t:add(F.assoc, a.assoc)
@@ -188,6 +206,7 @@ local function annotate(a, pinfo, tree)
     pinfo.cols.info:append(string.format(" [%s path switch %d->%d]", s.kind, s.from_path, s.to_path))
   end
   for _, x in ipairs(a.expert) do add_expert(t, x[1], x[2]) end
+  for _ = 1, unanswered do add_expert(t, "warning", Core.NO_ACK) end
 end
 
 function proto.dissector(tvb, pinfo, tree)
@@ -199,7 +218,14 @@ function proto.dissector(tvb, pinfo, tree)
   if mode == "incremental" and not pinfo.visited then feed(tvb, pinfo) end
   local a = core.ann[pinfo.number]
   if a and tree then
-    local ok, err = pcall(annotate, a, pinfo, tree)
+    -- Read incrementally, a re-dissection (the GUI, `-2`) comes after the
+    -- frames read so far: ASCONFs still unanswered get the warning that a
+    -- pre-scan gives.
+    local unanswered = 0
+    if mode == "incremental" and pinfo.visited and a.asconf_serial then
+      unanswered = core:unanswered(pinfo.number, a.assoc)
+    end
+    local ok, err = pcall(annotate, a, pinfo, tree, unanswered)
     if not ok then
       tree:add_proto_expert_info(E.malformed, "sctpho: " .. tostring(err))
     end

@@ -422,15 +422,30 @@ function Core:sack(ctx, cum, gaps, dups)
   end
 end
 
+Core.NO_ACK = "ASCONF without ASCONF-ACK by the end of the capture"
+
 -- After the whole capture: requests never answered get their warning.
 function Core:finish()
   if self.finished then return end
   self.finished = true
   for _, a in ipairs(self.assocs) do
     for _, req in pairs(a.pending_asconf) do
-      add_expert(self:annotation(req.frame), "warning", "ASCONF without ASCONF-ACK by the end of the capture")
+      add_expert(self:annotation(req.frame), "warning", Core.NO_ACK)
     end
   end
+end
+
+-- How many ASCONFs of `frame` (association `id`) are unanswered so far:
+-- the warnings finish() would add, for a capture read incrementally.
+function Core:unanswered(frame, id)
+  local a = id and self.assocs[id + 1]
+  local n = 0
+  if a and not self.finished then
+    for _, req in pairs(a.pending_asconf) do
+      if req.frame == frame then n = n + 1 end
+    end
+  end
+  return n
 end
 
 -- A plain-text summary for the Statistics window and `tshark -z sctpho`.

@@ -261,3 +261,176 @@ fn damaged_captures_raise_no_lua_error() {
         }
     }
 }
+
+/// Where tshark reads the capture from.
+#[derive(Clone, Copy, Debug)]
+enum Input<'a> {
+    Named(&'a Path),
+    /// `-r -` with the file on stdin.
+    Pipe(&'a Path),
+}
+
+/// tshark with the Lua plugin, or without (`plain`).
+fn tshark_run(plain: bool, input: Input<'_>, args: &[&str]) -> std::process::Output {
+    let mut cmd = Command::new("tshark");
+    if !plain {
+        cmd.arg("-X").arg(plugin());
+    }
+    match input {
+        Input::Named(p) => {
+            cmd.arg("-r").arg(p).stdin(std::process::Stdio::null());
+        }
+        Input::Pipe(p) => {
+            cmd.args(["-r", "-"])
+                .stdin(std::fs::File::open(p).expect("capture"));
+        }
+    }
+    cmd.args(args).output().expect("tshark runs")
+}
+
+/// The compared fields and the expert messages (`|`-separated; Wireshark's
+/// SCTP TSN analysis, whose notes differ between one pass and two, off).
+fn with_experts() -> Vec<String> {
+    let mut f = fields();
+    f.push("_ws.expert.message".into());
+    f
+}
+
+/// The `-T fields` run, whatever its exit status.
+fn fields_run(input: Input<'_>, extra: &[&str]) -> std::process::Output {
+    let mut args: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    args.extend(
+        [
+            "-o",
+            "sctp.tsn_analysis:FALSE",
+            "-Y",
+            "sctpho",
+            "-T",
+            "fields",
+            "-E",
+            "occurrence=a",
+            "-E",
+            "aggregator=|",
+        ]
+        .map(String::from),
+    );
+    for f in with_experts() {
+        args.push("-e".into());
+        args.push(f);
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    tshark_run(false, input, &refs)
+}
+
+fn fields_with_experts(input: Input<'_>, extra: &[&str]) -> String {
+    let out = fields_run(input, extra);
+    assert!(
+        out.status.success(),
+        "{input:?} {extra:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// Read from a pipe (`tshark -r - < FILE`: no file name, so frame by frame,
+/// in one pass — tshark cannot make two over a pipe), a capture is
+/// annotated as the named file analysed frame by frame in one pass, and as
+/// the pre-scanned named file but for the look-ahead fields and the
+/// unanswered-ASCONF warning; frame by frame in two passes (`-2`) equals
+/// the pre-scan, expert messages included. On every sample and on one
+/// with unanswered ASCONFs.
+#[test]
+fn a_pipe_reads_like_the_named_file() {
+    let dir = common::tempdir("dissector-pipe");
+    let mut captures = common::all_samples();
+    let src = common::sample("koh-kim-1", "mn");
+    let acks: Vec<u64> = analyze_file(&src, &AnalysisOptions::default())
+        .expect("analysable")
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::AsconfAck { .. }))
+        .map(|e| e.frame)
+        .collect();
+    let no_ack = dir.join("no-asconf-ack.pcap");
+    common::write_without(&no_ack, &src, &acks);
+    captures.push(no_ack.clone());
+    for capture in &captures {
+        let name = capture.display();
+        let named = fields_with_experts(Input::Named(capture), &[]);
+        let two_pass_incremental =
+            fields_with_experts(Input::Named(capture), &["-2", "-o", "sctpho.prescan:FALSE"]);
+        assert_eq!(two_pass_incremental, named, "{name}: -2 frame by frame");
+        let pipe = fields_with_experts(Input::Pipe(capture), &[]);
+        let one_pass_incremental =
+            fields_with_experts(Input::Named(capture), &["-o", "sctpho.prescan:FALSE"]);
+        assert_eq!(pipe, one_pass_incremental, "{name}: pipe");
+        assert_eq!(
+            pipe,
+            common::without_look_ahead(&named, &with_experts()),
+            "{name}: pipe beyond look-ahead"
+        );
+        if *capture == no_ack {
+            assert!(named.contains(common::NO_ACK), "{name}: {named}");
+            assert!(!pipe.contains(common::NO_ACK), "{name}: {pipe}");
+        }
+    }
+}
+
+/// Broken captures, named (one and two passes) and piped: tshark with the
+/// Lua plugin exits as plain tshark does, with the same stderr, no Lua
+/// error, and marks malformed SCTP — exactly the overrunning chunks where
+/// that is all that is wrong; the pipe is annotated as the named file.
+#[test]
+fn hostile_captures_raise_no_lua_error() {
+    let dir = common::tempdir("dissector-hostile");
+    for h in common::hostile_captures(&dir, "koh-kim-1", "mn") {
+        let text = |o: std::process::Output| String::from_utf8(o.stdout).expect("utf-8");
+        let named = text(fields_run(Input::Named(&h.path), &[]));
+        assert!(!named.is_empty(), "{}: annotated", h.name);
+        let two_pass = text(fields_run(Input::Named(&h.path), &["-2"]));
+        assert_eq!(two_pass, named, "{}: -2", h.name);
+        let pipe = text(fields_run(Input::Pipe(&h.path), &[]));
+        assert_eq!(
+            pipe,
+            common::without_look_ahead(&named, &with_experts()),
+            "{}: pipe",
+            h.name
+        );
+        for (input, extra) in [
+            (Input::Named(&h.path), &[][..]),
+            (Input::Named(&h.path), &["-2"][..]),
+            (Input::Pipe(&h.path), &[][..]),
+        ] {
+            let what = format!("{} {input:?} {extra:?}", h.name);
+            let plain = tshark_run(true, input, extra);
+            let mut args = extra.to_vec();
+            args.extend(["-V", "-Y", "sctpho.expert.malformed"]);
+            let lua = tshark_run(false, input, &args);
+            let text = String::from_utf8_lossy(&lua.stdout);
+            let err = String::from_utf8_lossy(&lua.stderr);
+            assert!(lua.status.code().is_some(), "{what}: killed by a signal");
+            assert_eq!(
+                lua.status.code(),
+                plain.status.code(),
+                "{what}: exit status"
+            );
+            assert_eq!(
+                err,
+                String::from_utf8_lossy(&plain.stderr),
+                "{what}: stderr"
+            );
+            assert!(!text.contains("Lua Error"), "{what}: {text}");
+            let marked = common::frames_in(&text);
+            if h.name == "chunk-overrun" {
+                assert_eq!(
+                    marked,
+                    h.overrun.iter().copied().collect(),
+                    "{what}: frames marked"
+                );
+            }
+            if h.name.starts_with("snaplen") || h.name == "byte-flips" {
+                assert!(!marked.is_empty(), "{what}: nothing marked");
+            }
+        }
+    }
+}

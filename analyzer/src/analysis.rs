@@ -114,6 +114,24 @@ impl Accounting {
     }
 }
 
+/// What the pipeline made of one frame: its [`Accounting`] category, with
+/// the reason for the problem categories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameOutcome {
+    Sctp,
+    SctpTruncated,
+    /// A chunk could not be decoded (the chunks before it were applied).
+    SctpMalformed(&'static str),
+    CaptureDuplicate,
+    IcmpAboutSctp,
+    IpFragment,
+    NotSctp,
+    Truncated(&'static str),
+    Malformed(&'static str),
+    UnsupportedLinkType(u32),
+    NonPacketRecord,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Problem {
     pub frame: u64,
@@ -281,7 +299,7 @@ impl Pipeline {
         }
     }
 
-    fn frame<D: Downstream>(&mut self, frame: &capture::Frame<'_>, sink: &mut D) {
+    fn frame<D: Downstream>(&mut self, frame: &capture::Frame<'_>, sink: &mut D) -> FrameOutcome {
         let time = frame.timestamp;
         if self.first_time.is_none() {
             self.first_time = Some(time);
@@ -337,7 +355,7 @@ impl Pipeline {
             Decoded::Sctp(dg) => {
                 if self.dedup.is_duplicate(&dg, time) {
                     self.accounting.capture_duplicates += 1;
-                    return;
+                    return FrameOutcome::CaptureDuplicate;
                 }
                 if self.options.verify_checksum {
                     if let Ok(p) = SctpPacket::new_checked(dg.bytes) {
@@ -353,11 +371,16 @@ impl Pipeline {
                 match self.tracker.packet(frame.number, time, &dg, sink) {
                     PacketVerdict::Analysed if cut => {
                         self.accounting.sctp_truncated += 1;
+                        FrameOutcome::SctpTruncated
                     }
-                    PacketVerdict::Analysed => self.accounting.sctp += 1,
+                    PacketVerdict::Analysed => {
+                        self.accounting.sctp += 1;
+                        FrameOutcome::Sctp
+                    }
                     PacketVerdict::Malformed(why) => {
                         self.accounting.sctp_malformed += 1;
                         self.problem(frame.number, why);
+                        FrameOutcome::SctpMalformed(why)
                     }
                     PacketVerdict::Untracked => self.accounting.sctp_untracked += 1,
                 }
@@ -365,21 +388,34 @@ impl Pipeline {
             Decoded::IcmpAboutSctp(q) => {
                 self.accounting.icmp_about_sctp += 1;
                 self.tracker.icmp(frame.number, time, &q, sink);
+                FrameOutcome::IcmpAboutSctp
             }
-            Decoded::Fragment => self.accounting.ip_fragments += 1,
-            Decoded::NotSctp => self.accounting.not_sctp += 1,
+            Decoded::Fragment => {
+                self.accounting.ip_fragments += 1;
+                FrameOutcome::IpFragment
+            }
+            Decoded::NotSctp => {
+                self.accounting.not_sctp += 1;
+                FrameOutcome::NotSctp
+            }
             Decoded::Truncated(why) => {
                 self.accounting.truncated += 1;
                 self.problem(frame.number, format!("truncated: {why}"));
+                FrameOutcome::Truncated(why)
             }
             Decoded::Malformed(why) => {
                 self.accounting.malformed += 1;
                 self.problem(frame.number, why);
+                FrameOutcome::Malformed(why)
             }
-            Decoded::NonPacketRecord => self.accounting.non_packet_records += 1,
+            Decoded::NonPacketRecord => {
+                self.accounting.non_packet_records += 1;
+                FrameOutcome::NonPacketRecord
+            }
             Decoded::UnsupportedLinkType(t) => {
                 self.accounting.unsupported_link_type += 1;
                 self.problem(frame.number, format!("unsupported link type {t}"));
+                FrameOutcome::UnsupportedLinkType(t)
             }
         }
     }
@@ -515,6 +551,33 @@ impl Downstream for Reports<'_> {
     }
 }
 
+/// The pipeline of [`analyze_file_with`] for a caller that reads the frames
+/// itself and hands them over one at a time, in capture order (the
+/// Wireshark C plugin, when Wireshark reads a pipe or a file it was not
+/// given on its command line). Frame numbers are the caller's. Finished
+/// associations leave the tracker as in a file analysis.
+pub struct FrameAnalyzer {
+    pipeline: Pipeline,
+}
+
+impl FrameAnalyzer {
+    pub fn new(options: &AnalysisOptions) -> Self {
+        FrameAnalyzer {
+            pipeline: Pipeline::new(options),
+        }
+    }
+
+    /// Analyses the next frame; its events and observations go to `sink`.
+    pub fn frame(&mut self, frame: &capture::Frame<'_>, sink: &mut dyn EventSink) -> FrameOutcome {
+        self.pipeline.frame(frame, &mut EventsOnly(sink))
+    }
+
+    /// How the frames so far were classified.
+    pub fn accounting(&self) -> &Accounting {
+        &self.pipeline.accounting
+    }
+}
+
 /// Runs the pipeline with a caller's event sink (e.g. the C plugin's, which
 /// wraps its own handover engine); no association reports. Finished
 /// associations still leave the tracker (late packets after
@@ -527,7 +590,9 @@ pub fn analyze_file_with(
     let mut reader = capture::open(path)?;
     let mut pipeline = Pipeline::new(options);
     let mut events = EventsOnly(sink);
-    let outcome = reader.for_each_frame(|frame| pipeline.frame(&frame, &mut events))?;
+    let outcome = reader.for_each_frame(|frame| {
+        pipeline.frame(&frame, &mut events);
+    })?;
     pipeline.finish(&mut events);
     Ok(pipeline.report(path, &reader, outcome, Hit::default()))
 }
@@ -551,7 +616,9 @@ pub fn analyze_stream(
         associations: 0,
         handovers: 0,
     };
-    let outcome = reader.for_each_frame(|frame| pipeline.frame(&frame, &mut reports))?;
+    let outcome = reader.for_each_frame(|frame| {
+        pipeline.frame(&frame, &mut reports);
+    })?;
     pipeline.finish(&mut reports);
     let events_dropped = reports.engine.events_dropped();
     let mut report = pipeline.report(path, &reader, outcome, events_dropped);

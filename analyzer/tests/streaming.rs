@@ -342,3 +342,54 @@ fn the_summary_details_at_most_a_hundred_associations_and_counts_the_rest() {
     assert_eq!(all.matches("\nassociation ").count(), 120);
     assert!(!all.contains("more association"));
 }
+
+/// Events and observations in arrival order, as text.
+#[derive(Default)]
+struct Log(Vec<String>);
+
+impl sctp_handover::events::EventSink for Log {
+    fn emit(&mut self, event: sctp_handover::events::Event) {
+        self.0.push(format!("{event:?}"));
+    }
+    fn observe(&mut self, o: &sctp_handover::events::Observation) {
+        self.0.push(format!("{o:?}"));
+    }
+}
+
+/// A caller feeding frames one at a time (the C plugin on a pipe) gets the
+/// same events, observations and accounting as the analysis of the file,
+/// and each frame's outcome is its accounting category.
+#[test]
+fn frame_analyzer_fed_frame_by_frame_equals_the_file_analysis() {
+    use sctp_handover::analysis::{analyze_file_with, FrameAnalyzer, FrameOutcome};
+    for path in common::all_samples() {
+        let options = AnalysisOptions::default();
+        let mut whole = Log::default();
+        let report = analyze_file_with(&path, &options, &mut whole).expect("analysable");
+        let mut fed = Log::default();
+        let mut analyzer = FrameAnalyzer::new(&options);
+        let mut sctp = 0;
+        for (i, f) in read_frames(&path).iter().enumerate() {
+            let outcome = analyzer.frame(
+                &capture::Frame {
+                    number: i as u64 + 1,
+                    timestamp: Timestamp(f.ts_ns),
+                    link_type: f.link_type,
+                    interface: 0,
+                    original_len: f.original_len,
+                    data: &f.data,
+                },
+                &mut fed,
+            );
+            sctp += u64::from(outcome == FrameOutcome::Sctp);
+        }
+        assert_eq!(fed.0, whole.0, "{}", path.display());
+        assert_eq!(sctp, report.accounting.sctp, "{}", path.display());
+        assert_eq!(
+            format!("{:?}", analyzer.accounting()),
+            format!("{:?}", report.accounting),
+            "{}",
+            path.display()
+        );
+    }
+}

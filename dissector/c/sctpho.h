@@ -21,10 +21,38 @@ typedef struct {
     const char *string;
 } sctpho_item;
 
+/* link_type of a record that holds no packet, and of an encapsulation with
+ * no pcap link type the analyzer decodes. */
+#define SCTPHO_LINK_NON_PACKET 0xfffffffeu
+#define SCTPHO_LINK_UNKNOWN 0xffffffffu
+
+/* One frame as Wireshark dissects it. */
+typedef struct {
+    uint64_t number;
+    int64_t sec;
+    int32_t nsec;
+    uint32_t link_type; /* pcap LINKTYPE_* value */
+    uint32_t interface; /* pcapng interface id */
+    uint32_t original_len;
+    const uint8_t *data;
+    size_t len;
+} sctpho_frame;
+
 typedef struct sctpho_analysis sctpho_analysis;
 
+/* The capture file at path, analysed now (NULL if it is not a capture). */
 sctpho_analysis *sctpho_analyze_file(const char *path);
-const sctpho_item *sctpho_frame_items(const sctpho_analysis *a, uint64_t frame, size_t *count);
+/* An empty analysis, fed frame by frame. */
+sctpho_analysis *sctpho_incremental(void);
+/* The pcap link types the analyzer decodes. */
+const uint32_t *sctpho_link_types(size_t *count);
+/* Each frame in order as Wireshark first dissects it: checked against a
+ * pre-scanned file (falling back to incremental analysis when it is not
+ * that file's frame), analysed otherwise. */
+void sctpho_feed(sctpho_analysis *a, const sctpho_frame *frame);
+/* The frame's items, valid until the next call; complete: nonzero when
+ * the capture has been read (a re-dissection). */
+const sctpho_item *sctpho_frame_items(sctpho_analysis *a, uint64_t frame, int complete, size_t *count);
 void sctpho_free(sctpho_analysis *a);
 
 #endif

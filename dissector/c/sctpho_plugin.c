@@ -1,8 +1,10 @@
 /*
  * SCTP Handover, C tier: the same post-dissector fields as
  * dissector/sctpho.lua, computed by the Rust analyzer (linked as a static
- * library) over the capture file named on the command line. This file only
- * registers the fields and adds the analyzer's per-frame items.
+ * library): over the capture file named on the command line, read once at
+ * the first packet, or else over the frames as Wireshark first dissects
+ * them. This file only registers the fields, hands each frame over and
+ * adds the analyzer's per-frame items.
  */
 #define WS_BUILD_DLL
 #include <wireshark.h>
@@ -10,6 +12,8 @@
 #include <epan/proto.h>
 #include <epan/expert.h>
 #include <epan/prefs.h>
+#include <wiretap/wtap.h>
+#include <wiretap/pcap-encap.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,18 +45,25 @@ static const char *const field_names[F_COUNT] G_GNUC_UNUSED = {
     "sctpho.switch.last_old_frame", "sctpho.switch.first_new_frame",
 };
 
-enum { E_SWITCH, E_NO_ACK, E_ACK_ERROR, E_UNCONFIRMED, E_DUPLICATE, E_COUNT };
+enum { E_SWITCH, E_NO_ACK, E_ACK_ERROR, E_UNCONFIRMED, E_DUPLICATE, E_MALFORMED, E_COUNT };
 static expert_field ei[E_COUNT];
 static const char *const expert_names[E_COUNT] G_GNUC_UNUSED = {
     "sctpho.expert.switch", "sctpho.expert.no_ack", "sctpho.expert.ack_error", "sctpho.expert.unconfirmed",
-    "sctpho.expert.duplicate",
+    "sctpho.expert.duplicate", "sctpho.expert.malformed",
 };
 
+static gboolean pref_prescan = TRUE;
 static gboolean pref_unconfirmed_note = TRUE;
 
 /* Per opened file: the analysis, made on the first packet. */
 static sctpho_analysis *analysis;
 static gboolean attempted;
+
+/* Wireshark encapsulation -> pcap link type, for the link types the
+ * analyzer decodes (the first link type of an encapsulation wins). */
+static int link_encap[32];
+static uint32_t link_pcap[32];
+static size_t link_count;
 
 /* The file tshark / wireshark was asked to read (-r FILE, or FILE). */
 static char *cmdline_file(void)
@@ -69,10 +80,13 @@ static char *cmdline_file(void)
     for (size_t i = 0; i < n && argc < 512; i += strlen(buf + i) + 1)
         args[argc++] = buf + i;
     for (int i = 0; i < argc; i++) {
+        const char *file = NULL;
         if (strcmp(args[i], "-r") == 0 && i + 1 < argc)
-            return g_strdup(args[i + 1]);
-        if (strncmp(args[i], "-r", 2) == 0 && args[i][2] != '\0')
-            return g_strdup(args[i] + 2);
+            file = args[i + 1];
+        else if (strncmp(args[i], "-r", 2) == 0 && args[i][2] != '\0')
+            file = args[i] + 2;
+        if (file) /* "-" is the standard input: a pipe, read incrementally */
+            return strcmp(file, "-") == 0 ? NULL : g_strdup(file);
     }
     if (argc > 1 && args[argc - 1][0] != '-' && g_file_test(args[argc - 1], G_FILE_TEST_IS_REGULAR))
         return g_strdup(args[argc - 1]);
@@ -82,6 +96,43 @@ static char *cmdline_file(void)
 static void sctpho_init(void)
 {
     attempted = FALSE;
+    if (link_count == 0) {
+        size_t n = 0;
+        const uint32_t *types = sctpho_link_types(&n);
+        for (size_t i = 0; i < n && link_count < G_N_ELEMENTS(link_pcap); i++) {
+            int encap = wtap_pcap_encap_to_wtap_encap((int)types[i]);
+            gboolean known = encap == WTAP_ENCAP_UNKNOWN;
+            for (size_t j = 0; j < link_count && !known; j++)
+                known = link_encap[j] == encap;
+            if (!known) {
+                link_encap[link_count] = encap;
+                link_pcap[link_count++] = types[i];
+            }
+        }
+    }
+}
+
+/* The frame, to the analysis (first pass, in order). */
+static void feed(tvbuff_t *tvb, packet_info *pinfo)
+{
+    const wtap_rec *rec = pinfo->rec;
+    sctpho_frame f = { 0 };
+    f.number = pinfo->num;
+    f.sec = (int64_t)pinfo->abs_ts.secs;
+    f.nsec = (int32_t)pinfo->abs_ts.nsecs;
+    f.link_type = SCTPHO_LINK_NON_PACKET;
+    if (rec && rec->rec_type == REC_TYPE_PACKET) {
+        f.link_type = SCTPHO_LINK_UNKNOWN;
+        for (size_t i = 0; i < link_count; i++)
+            if (link_encap[i] == rec->rec_header.packet_header.pkt_encap)
+                f.link_type = link_pcap[i];
+        if (rec->presence_flags & WTAP_HAS_INTERFACE_ID)
+            f.interface = rec->rec_header.packet_header.interface_id;
+        f.original_len = rec->rec_header.packet_header.len;
+        f.len = tvb_captured_length(tvb);
+        f.data = f.len ? tvb_get_ptr(tvb, 0, (gint)f.len) : NULL;
+    }
+    sctpho_feed(analysis, &f);
 }
 
 static void sctpho_cleanup(void)
@@ -95,16 +146,20 @@ static int dissect_sctpho(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
 {
     if (!attempted) {
         attempted = TRUE;
-        char *path = cmdline_file();
+        char *path = pref_prescan ? cmdline_file() : NULL;
         if (path) {
             analysis = sctpho_analyze_file(path);
             g_free(path);
         }
+        if (!analysis)
+            analysis = sctpho_incremental();
     }
     if (!analysis)
         return 0;
+    if (!PINFO_FD_VISITED(pinfo))
+        feed(tvb, pinfo);
     size_t count = 0;
-    const sctpho_item *items = sctpho_frame_items(analysis, pinfo->num, &count);
+    const sctpho_item *items = sctpho_frame_items(analysis, pinfo->num, PINFO_FD_VISITED(pinfo), &count);
     if (!items || count == 0)
         return 0;
     proto_item *top = proto_tree_add_item(tree, proto_sctpho, tvb, 0, 0, ENC_NA);
@@ -169,6 +224,7 @@ static void proto_register_sctpho(void)
         { &ei[E_ACK_ERROR], { "sctpho.expert.ack_error", PI_RESPONSE_CODE, PI_WARN, "ASCONF-ACK error cause", EXPFILL } },
         { &ei[E_UNCONFIRMED], { "sctpho.expert.unconfirmed", PI_SEQUENCE, PI_NOTE, "DATA to an unconfirmed address", EXPFILL } },
         { &ei[E_DUPLICATE], { "sctpho.expert.duplicate", PI_SEQUENCE, PI_NOTE, "Duplicate TSN", EXPFILL } },
+        { &ei[E_MALFORMED], { "sctpho.expert.malformed", PI_MALFORMED, PI_NOTE, "Input the plugin could not decode", EXPFILL } },
     };
     proto_sctpho = proto_register_protocol("SCTP Handover", "SCTP Handover", "sctpho");
     proto_register_field_array(proto_sctpho, hfi, array_length(hfi));
@@ -179,7 +235,10 @@ static void proto_register_sctpho(void)
     prefs_register_bool_preference(prefs, "unconfirmed_note", "Note DATA to unconfirmed addresses",
                                    "Add an expert note to DATA sent to an address not yet confirmed by a HEARTBEAT ACK.",
                                    &pref_unconfirmed_note);
-    prefs_register_obsolete_preference(prefs, "prescan");
+    prefs_register_bool_preference(prefs, "prescan", "Pre-scan the capture file",
+                                   "Read the whole capture file (named on the command line) once at the start, so that "
+                                   "look-ahead annotations (ASCONF-ACK frame, unanswered ASCONF) are complete in a single pass.",
+                                   &pref_prescan);
     register_init_routine(sctpho_init);
     register_cleanup_routine(sctpho_cleanup);
 }

@@ -8,7 +8,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    // The crates including this file sit at different depths.
+    let mut d = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    while !d.join("sample-captures").is_dir() {
+        assert!(d.pop(), "no sample-captures/ above the crate");
+    }
+    d
 }
 
 pub fn sample(name: &str, side: &str) -> PathBuf {
@@ -301,4 +306,154 @@ pub fn tshark(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// `src` (a sample, SLL2) without the frames numbered in `drop` (1-based).
+pub fn write_without(path: &Path, src: &Path, drop: &[u64]) {
+    let frames: Vec<RawFrame> = read_frames(src)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !drop.contains(&(*i as u64 + 1)))
+        .map(|(_, f)| f)
+        .collect();
+    let data: Vec<Vec<u8>> = frames.iter().map(|f| f.data.clone()).collect();
+    write_altered_sll2(path, &frames, &data);
+}
+
+/// A broken variant of a sample capture, for the plugin tiers.
+pub struct Hostile {
+    pub name: String,
+    pub path: PathBuf,
+    /// Frames whose first SCTP chunk claims more bytes than the packet
+    /// holds (frames that are not cut: malformed SCTP).
+    pub overrun: Vec<u64>,
+}
+
+/// The SCTP packet's offset in an SLL2 frame holding IPv4 (None otherwise).
+fn sctp_offset_ipv4_sll2(d: &[u8]) -> Option<usize> {
+    let ip = d.get(20..)?;
+    if ip.len() < 20 || ip[0] >> 4 != 4 || ip[9] != 132 {
+        return None;
+    }
+    let off = 20 + usize::from(ip[0] & 0x0f) * 4;
+    (d.len() >= off + 16).then_some(off)
+}
+
+/// Broken variants of the sample `name`/`side` (SLL2, IPv4) written in
+/// `dir`: the file cut in the middle of a record, random byte flips in
+/// every frame, every frame cut to a 64/96/128-byte snaplen, and the first
+/// chunk of every second SCTP packet claiming more bytes than the packet.
+pub fn hostile_captures(dir: &Path, name: &str, side: &str) -> Vec<Hostile> {
+    let src = sample(name, side);
+    let frames = read_frames(&src);
+    let mut out = Vec::new();
+    let mut add = |n: &str, data: Option<Vec<Vec<u8>>>, overrun: Vec<u64>| {
+        let path = dir.join(format!("{name}-{side}-{n}.pcap"));
+        match data {
+            Some(d) => write_altered_sll2(&path, &frames, &d),
+            None => {
+                let bytes = std::fs::read(&src).expect("read sample");
+                std::fs::write(&path, &bytes[..bytes.len() * 2 / 3]).expect("write");
+            }
+        }
+        out.push(Hostile {
+            name: n.to_string(),
+            path,
+            overrun,
+        });
+    };
+    add("truncated-file", None, Vec::new());
+
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let flipped = frames
+        .iter()
+        .map(|f| {
+            let mut d = f.data.clone();
+            if d.len() > 20 {
+                for _ in 0..1 + next() % 3 {
+                    let i = 20 + (next() as usize) % (d.len() - 20);
+                    d[i] ^= 1 << (next() % 8);
+                }
+            }
+            d
+        })
+        .collect();
+    add("byte-flips", Some(flipped), Vec::new());
+
+    for snaplen in [64, 96, 128] {
+        let cut = frames
+            .iter()
+            .map(|f| f.data[..f.data.len().min(snaplen)].to_vec())
+            .collect();
+        add(&format!("snaplen-{snaplen}"), Some(cut), Vec::new());
+    }
+
+    let mut overrun = Vec::new();
+    let mut sctp_seen = 0;
+    let data = frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let mut d = f.data.clone();
+            if let Some(off) = sctp_offset_ipv4_sll2(&d) {
+                sctp_seen += 1;
+                if sctp_seen % 2 == 0 {
+                    let claimed = (d.len() - off - 12 + 8) as u16;
+                    d[off + 14..off + 16].copy_from_slice(&claimed.to_be_bytes());
+                    overrun.push(i as u64 + 1);
+                }
+            }
+            d
+        })
+        .collect();
+    assert!(!overrun.is_empty(), "{name}/{side}: no IPv4 SCTP frames");
+    add("chunk-overrun", Some(data), overrun);
+    out
+}
+
+/// The plugins' look-ahead fields: known once the answer has been read, so
+/// missing from a single pass over a pipe.
+pub const LOOK_AHEAD: [&str; 2] = ["sctpho.asconf.ack_frame", "sctpho.hb.ack_frame"];
+/// The plugins' warning on an ASCONF never answered (also look-ahead).
+pub const NO_ACK: &str = "ASCONF without ASCONF-ACK by the end of the capture";
+
+/// `tshark -T fields` output of a plugin (columns `names`, the last one
+/// `_ws.expert.message` aggregated with `|`) as a single pass over a pipe
+/// shows it: without the look-ahead fields and the unanswered-ASCONF
+/// warning.
+pub fn without_look_ahead(out: &str, names: &[String]) -> String {
+    assert_eq!(names.last().map(String::as_str), Some("_ws.expert.message"));
+    let blank: Vec<usize> = LOOK_AHEAD
+        .iter()
+        .map(|f| names.iter().position(|n| n == f).expect("look-ahead field"))
+        .collect();
+    out.lines()
+        .map(|l| {
+            let mut cols: Vec<String> = l.split('\t').map(str::to_string).collect();
+            for &i in &blank {
+                cols[i].clear();
+            }
+            let last = cols.len() - 1;
+            cols[last] = cols[last]
+                .split('|')
+                .filter(|m| *m != NO_ACK)
+                .collect::<Vec<_>>()
+                .join("|");
+            cols.join("\t") + "\n"
+        })
+        .collect()
+}
+
+/// The frames `tshark -V` printed (each starts "Frame N: ...").
+pub fn frames_in(verbose: &str) -> std::collections::BTreeSet<u64> {
+    verbose
+        .lines()
+        .filter_map(|l| l.strip_prefix("Frame ")?.split(':').next()?.parse().ok())
+        .collect()
 }

@@ -1,16 +1,28 @@
-//! The C plugin's engine: runs the analyzer over a capture file once and
-//! turns its events into per-frame annotation items — the same `sctpho.*`
-//! fields, in the same order, as the Lua plugin (dissector/sctpho.lua).
-//! The C side only adds the items to the tree.
+//! The C plugin's engine: runs the analyzer over the capture and turns its
+//! events into per-frame annotation items — the same `sctpho.*` fields, in
+//! the same order, as the Lua plugin (dissector/sctpho.lua). The C side
+//! only hands frames over and adds the items to the tree.
+//!
+//! Two ways in, one pipeline ([`FrameAnalyzer`]): the capture file named on
+//! Wireshark's command line is read once by the analyzer's own reader at
+//! the first packet (pre-scan: look-ahead fields complete in a single
+//! pass), or, when there is no such file (a pipe, File → Open, a live
+//! capture) or it is not the one Wireshark reads, Wireshark's frames are
+//! fed one by one as it first dissects them (incremental: a request's
+//! look-ahead fields are back-filled when its answer arrives, and show on
+//! re-dissection, e.g. `tshark -2`).
 
-use sctp_handover::analysis::{analyze_file_with, AnalysisOptions};
+use sctp_handover::analysis::{AnalysisOptions, FrameAnalyzer, FrameOutcome};
+use sctp_handover::capture::{self, link_type};
 use sctp_handover::events::{AsconfOutcome, Event, EventKind, EventSink, Observation};
 use sctp_handover::handover::{HandoverEngine, SwitchClass};
+use sctp_handover::time::Timestamp;
 use sctp_handover::wire::sctp_param::AsconfOp;
 use std::collections::{HashMap, HashSet};
 use std::ffi::{c_char, CStr, CString};
 use std::net::IpAddr;
-use std::path::Path;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
 
 /// What an item is; the C side maps `field` to its registered hf id.
 #[repr(C)]
@@ -50,13 +62,17 @@ pub const FIELDS: [&str; 21] = [
     "sctpho.switch.last_old_frame",
     "sctpho.switch.first_new_frame",
 ];
-pub const EXPERTS: [&str; 5] = [
+pub const EXPERTS: [&str; 6] = [
     "sctpho.expert.switch",
     "sctpho.expert.no_ack",
     "sctpho.expert.ack_error",
     "sctpho.expert.unconfirmed",
     "sctpho.expert.duplicate",
+    "sctpho.expert.malformed",
 ];
+
+/// The text of the warning on an ASCONF never answered.
+const NO_ACK: &str = "ASCONF without ASCONF-ACK by the end of the capture";
 
 #[repr(C)]
 pub struct Item {
@@ -359,115 +375,366 @@ impl EventSink for Builder {
     }
 }
 
-/// One analysed capture: per frame, its items with C strings kept alive.
-pub struct Analysis {
-    frames: HashMap<u64, Vec<Item>>,
-    _strings: Vec<CString>,
+impl Builder {
+    fn new(options: &AnalysisOptions) -> Self {
+        Builder {
+            engine: HandoverEngine::new(options.handover.clone()),
+            frames: HashMap::new(),
+            handshake: HashMap::new(),
+            confirmed: HashMap::new(),
+            open_asconfs: HashMap::new(),
+        }
+    }
+
+    /// Notes on frames the analyzer could not fully decode as SCTP (frames
+    /// that may not be SCTP at all, e.g. a bad IP header, get none).
+    fn outcome(&mut self, frame: u64, outcome: FrameOutcome) {
+        let text = match outcome {
+            FrameOutcome::SctpMalformed(why) => format!("malformed SCTP: {why}"),
+            FrameOutcome::Malformed(why) if why.starts_with("SCTP") => {
+                format!("malformed SCTP: {why}")
+            }
+            FrameOutcome::SctpTruncated => {
+                "SCTP packet cut short by the capture's snaplen: chunks past the cut not analysed"
+                    .to_string()
+            }
+            FrameOutcome::Truncated(why) if why.starts_with("SCTP") => {
+                format!("SCTP packet cut short by the capture's snaplen: {why}")
+            }
+            _ => return,
+        };
+        self.frame(frame)
+            .expert
+            .push(("sctpho.expert.malformed", Value::Expert(text)));
+    }
 }
 
-fn build(path: &Path) -> Option<Analysis> {
-    let options = AnalysisOptions::default();
-    let mut builder = Builder {
-        engine: HandoverEngine::new(options.handover.clone()),
-        frames: HashMap::new(),
-        handshake: HashMap::new(),
-        confirmed: HashMap::new(),
-        open_asconfs: HashMap::new(),
-    };
-    analyze_file_with(path, &options, &mut builder).ok()?;
-    for (_, f) in std::mem::take(&mut builder.open_asconfs) {
-        builder.frame(f).expert.push((
-            "sctpho.expert.no_ack",
-            Value::Expert("ASCONF without ASCONF-ACK by the end of the capture".into()),
-        ));
-    }
-    // Repeated strings (addresses, directions, event names) are stored once.
-    let mut strings: Vec<CString> = Vec::new();
-    let mut interned: HashMap<String, usize> = HashMap::new();
-    let mut intern = |s: &str| -> *const c_char {
-        let i = *interned.entry(s.to_string()).or_insert_with(|| {
-            strings.push(CString::new(s.replace('\0', " ")).unwrap_or_default());
-            strings.len() - 1
-        });
-        strings[i].as_ptr()
-    };
-    let index =
-        |field: &str, table: &[&str]| table.iter().position(|f| *f == field).unwrap_or(0) as u32;
-    let mut frames = HashMap::with_capacity(builder.frames.len());
-    let mut address_cache: HashMap<IpAddr, *const c_char> = HashMap::new();
-    let directions = [intern("0>1"), intern("1>0")];
-    for (number, f) in builder.frames {
-        let mut items = Vec::with_capacity(f.events.len() + 9);
-        if let Some(b) = f.base {
-            let mut address =
-                |a: IpAddr| *address_cache.entry(a).or_insert_with(|| intern(&addr(a)));
-            let (src, dst) = (address(b.src), address(b.dst));
-            let uint = |field: u32, v: u64| Item {
-                field,
-                kind: ItemKind::Uint,
-                uint: v,
-                double: 0.0,
-                string: std::ptr::null(),
-            };
-            let string = |field: u32, p: *const c_char| Item {
-                field,
-                kind: ItemKind::String,
-                uint: 0,
-                double: 0.0,
-                string: p,
-            };
-            items.push(uint(0, u64::from(b.association)));
-            items.push(uint(1, u64::from(b.path)));
-            items.push(string(2, src));
-            items.push(string(3, dst));
-            items.push(string(4, directions[b.sender.min(1)]));
+/// Per captured frame of the pre-scanned file: its captured length and
+/// time, to recognise the same frame when Wireshark dissects it.
+#[derive(Debug, Clone, Copy)]
+struct Fingerprint {
+    /// `u32::MAX` for a record that holds no packet.
+    len: u32,
+    time: i64,
+}
+
+const NOT_A_PACKET: u32 = u32::MAX;
+
+/// Wireshark and the analyzer's reader may round odd timestamp resolutions
+/// differently.
+const TIME_SLACK_NS: i64 = 1_000;
+
+/// A frame as the C side hands it over (see `sctpho_frame` in sctpho.h).
+#[repr(C)]
+pub struct FrameIn {
+    pub number: u64,
+    pub sec: i64,
+    pub nsec: i32,
+    /// A pcap LINKTYPE_* value; [`LINK_NON_PACKET`] for a record that holds
+    /// no packet, [`LINK_UNKNOWN`] for an encapsulation without one.
+    pub link_type: u32,
+    pub interface: u32,
+    pub original_len: u32,
+    pub data: *const u8,
+    pub len: usize,
+}
+
+pub const LINK_NON_PACKET: u32 = link_type::NON_PACKET_RECORD;
+pub const LINK_UNKNOWN: u32 = u32::MAX;
+
+/// The link types the analyzer decodes (the C side maps Wireshark's
+/// encapsulations onto them).
+pub const LINK_TYPES: [u32; 10] = [
+    link_type::NULL,
+    link_type::ETHERNET,
+    link_type::RAW_12,
+    link_type::RAW_14,
+    link_type::RAW,
+    link_type::LOOP,
+    link_type::LINUX_SLL,
+    link_type::IPV4,
+    link_type::IPV6,
+    link_type::LINUX_SLL2,
+];
+
+/// One capture under analysis, and the items of the frame asked last.
+pub struct Analysis {
+    analyzer: FrameAnalyzer,
+    builder: Builder,
+    /// The file pre-scanned and its frames (`None`: incremental).
+    prescan: Option<(PathBuf, Vec<Fingerprint>)>,
+    /// The last frame handed over; earlier numbers are not taken again.
+    last_fed: u64,
+    last_time: Timestamp,
+    /// The analyzer panicked: no more frames are analysed.
+    broken: bool,
+    items: Vec<Item>,
+    /// Strings that repeat (addresses, event names), kept.
+    strings: HashMap<String, CString>,
+    /// Strings of the frame asked last.
+    scratch: Vec<CString>,
+}
+
+fn c_string(s: &str) -> CString {
+    CString::new(s.replace('\0', " ")).unwrap_or_default()
+}
+
+impl Analysis {
+    /// An empty analysis fed frame by frame ([`Analysis::feed`]).
+    pub fn incremental() -> Self {
+        let options = AnalysisOptions::default();
+        Analysis {
+            analyzer: FrameAnalyzer::new(&options),
+            builder: Builder::new(&options),
+            prescan: None,
+            last_fed: 0,
+            last_time: Timestamp::default(),
+            broken: false,
+            items: Vec::new(),
+            strings: HashMap::new(),
+            scratch: Vec::new(),
         }
-        let events = f
-            .events
-            .iter()
-            .map(|e| ("sctpho.event", Value::Str((*e).to_string())));
-        for (field, value) in events
-            .chain(f.asconf)
-            .chain(f.hb)
-            .chain(f.switch)
-            .chain(f.expert)
-        {
-            let (kind, field, uint, double, string) = match value {
-                Value::Uint(u) => (
-                    ItemKind::Uint,
-                    index(field, &FIELDS),
-                    u,
-                    0.0,
-                    std::ptr::null(),
+    }
+
+    /// The whole capture file at `path`, analysed now; `None` when it
+    /// cannot be read as a capture.
+    pub fn prescan(path: &Path) -> Option<Self> {
+        let mut a = Analysis::incremental();
+        let mut fingerprints = Vec::new();
+        let mut reader = capture::open(path).ok()?;
+        reader
+            .for_each_frame(|f| {
+                fingerprints.push(Fingerprint {
+                    len: if f.link_type == link_type::NON_PACKET_RECORD {
+                        NOT_A_PACKET
+                    } else {
+                        f.data.len() as u32
+                    },
+                    time: f.timestamp.0,
+                });
+                a.step(&f);
+            })
+            .ok()?;
+        a.last_fed = 0;
+        a.prescan = Some((path.to_owned(), fingerprints));
+        Some(a)
+    }
+
+    /// True while the annotations come from the pre-scanned file.
+    pub fn is_prescanned(&self) -> bool {
+        self.prescan.is_some()
+    }
+
+    fn step(&mut self, f: &capture::Frame<'_>) {
+        self.last_fed = f.number;
+        self.last_time = f.timestamp;
+        let outcome = self.analyzer.frame(f, &mut self.builder);
+        self.builder.outcome(f.number, outcome);
+    }
+
+    /// A frame as Wireshark first dissects it, in capture order. Checks it
+    /// against the pre-scanned file; when it is not that file's frame, the
+    /// file's frames before it are analysed again and the analysis goes on
+    /// incrementally from this one.
+    pub fn feed(
+        &mut self,
+        number: u64,
+        time: Timestamp,
+        link: u32,
+        interface: u32,
+        original_len: u32,
+        data: &[u8],
+    ) {
+        if self.broken || number <= self.last_fed {
+            return;
+        }
+        let non_packet = link == LINK_NON_PACKET;
+        if let Some((path, frames)) = &self.prescan {
+            let same =
+                frames
+                    .get((number - 1) as usize)
+                    .is_some_and(|f| match (f.len, non_packet) {
+                        (NOT_A_PACKET, np) => np,
+                        (_, true) => false,
+                        (len, false) => {
+                            len as usize == data.len() && (f.time - time.0).abs() <= TIME_SLACK_NS
+                        }
+                    });
+            if same {
+                self.last_fed = number;
+                return;
+            }
+            let path = path.clone();
+            self.restart(&path, number);
+            if self.broken {
+                return;
+            }
+        }
+        let frame = capture::Frame {
+            number,
+            // The analyzer's reader gives a non-packet record the time of
+            // the packet before it.
+            timestamp: if non_packet { self.last_time } else { time },
+            link_type: link,
+            interface,
+            original_len,
+            data,
+        };
+        let run = catch_unwind(AssertUnwindSafe(|| self.step(&frame)));
+        if run.is_err() {
+            self.broken = true;
+            self.builder.frame(number).expert.push((
+                "sctpho.expert.malformed",
+                Value::Expert(
+                    "the analyzer failed on this frame; later frames are not annotated".into(),
                 ),
-                Value::Double(d) => (
-                    ItemKind::Double,
-                    index(field, &FIELDS),
-                    0,
-                    d,
-                    std::ptr::null(),
-                ),
-                Value::Str(s) => (ItemKind::String, index(field, &FIELDS), 0, 0.0, intern(&s)),
-                Value::Expert(s) => (ItemKind::Expert, index(field, &EXPERTS), 0, 0.0, intern(&s)),
-                Value::Info(s) => (ItemKind::Info, 0, 0, 0.0, intern(&s)),
-            };
-            items.push(Item {
+            ));
+        }
+    }
+
+    /// Incremental from `number` on: the pre-scanned file's frames before
+    /// it (which matched Wireshark's) are analysed again.
+    fn restart(&mut self, path: &Path, number: u64) {
+        let mut fresh = Analysis::incremental();
+        if let Ok(mut reader) = capture::open(path) {
+            let _ = reader.for_each_frame(|f| {
+                if f.number < number && !fresh.broken {
+                    fresh.broken = catch_unwind(AssertUnwindSafe(|| fresh.step(&f))).is_err();
+                }
+            });
+        }
+        fresh.last_fed = number - 1;
+        fresh.strings = std::mem::take(&mut self.strings);
+        *self = fresh;
+    }
+
+    /// The items of `frame`, valid until the next call. `complete`: the
+    /// capture has been read to its end (or as far as it goes, for a live
+    /// capture), so requests still unanswered get their warning; always so
+    /// for a pre-scanned file.
+    pub fn items(&mut self, frame: u64, complete: bool) -> &[Item] {
+        self.items.clear();
+        self.scratch.clear();
+        let complete = complete || self.prescan.is_some();
+        let Some(f) = self.builder.frames.get(&frame) else {
+            return &self.items;
+        };
+        let strings = &mut self.strings;
+        let scratch = &mut self.scratch;
+        let mut kept = |s: &str| -> *const c_char {
+            if let Some(c) = strings.get(s) {
+                return c.as_ptr();
+            }
+            let c = c_string(s);
+            let p = c.as_ptr();
+            strings.insert(s.to_string(), c);
+            p
+        };
+        let mut once = |s: &str| -> *const c_char {
+            let c = c_string(s);
+            let p = c.as_ptr();
+            scratch.push(c);
+            p
+        };
+        let item =
+            |field: u32, kind: ItemKind, uint: u64, double: f64, string: *const c_char| Item {
                 field,
                 kind,
                 uint,
                 double,
                 string,
+            };
+        let null = std::ptr::null();
+        if let Some(b) = f.base {
+            self.items.extend([
+                item(0, ItemKind::Uint, u64::from(b.association), 0.0, null),
+                item(1, ItemKind::Uint, u64::from(b.path), 0.0, null),
+                item(2, ItemKind::String, 0, 0.0, kept(&addr(b.src))),
+                item(3, ItemKind::String, 0, 0.0, kept(&addr(b.dst))),
+                item(
+                    4,
+                    ItemKind::String,
+                    0,
+                    0.0,
+                    kept(["0>1", "1>0"][b.sender.min(1)]),
+                ),
+            ]);
+        }
+        let index = |field: &str, table: &[&str]| {
+            table.iter().position(|f| *f == field).unwrap_or(0) as u32
+        };
+        for e in &f.events {
+            self.items.push(item(5, ItemKind::String, 0, 0.0, kept(e)));
+        }
+        let unanswered = if complete && !f.asconf.is_empty() {
+            self.builder
+                .open_asconfs
+                .values()
+                .filter(|v| **v == frame)
+                .count()
+        } else {
+            0
+        };
+        let no_ack = Value::Expert(NO_ACK.to_string());
+        let extra = std::iter::repeat_n(("sctpho.expert.no_ack", &no_ack), unanswered);
+        for (field, value) in f
+            .asconf
+            .iter()
+            .chain(&f.hb)
+            .chain(&f.switch)
+            .chain(&f.expert)
+            .map(|(n, v)| (*n, v))
+            .chain(extra)
+        {
+            self.items.push(match value {
+                Value::Uint(u) => item(index(field, &FIELDS), ItemKind::Uint, *u, 0.0, null),
+                Value::Double(d) => item(index(field, &FIELDS), ItemKind::Double, 0, *d, null),
+                Value::Str(s) => item(index(field, &FIELDS), ItemKind::String, 0, 0.0, kept(s)),
+                Value::Expert(s) => item(index(field, &EXPERTS), ItemKind::Expert, 0, 0.0, once(s)),
+                Value::Info(s) => item(0, ItemKind::Info, 0, 0.0, once(s)),
             });
         }
-        frames.insert(number, items);
+        &self.items
     }
-    Some(Analysis {
-        frames,
-        _strings: strings,
-    })
+
+    /// The items of `frame` as text (`field=value`, `expert field: text`,
+    /// `info: text`), for tests.
+    pub fn describe(&mut self, frame: u64, complete: bool) -> Vec<String> {
+        self.items(frame, complete)
+            .iter()
+            .map(|i| {
+                // SAFETY: string items point into this analysis, alive here.
+                let text = || {
+                    unsafe { CStr::from_ptr(i.string) }
+                        .to_string_lossy()
+                        .into_owned()
+                };
+                match i.kind {
+                    ItemKind::Uint => format!("{}={}", FIELDS[i.field as usize], i.uint),
+                    ItemKind::Double => format!("{}={}", FIELDS[i.field as usize], i.double),
+                    ItemKind::String => format!("{}={}", FIELDS[i.field as usize], text()),
+                    ItemKind::Expert => format!("{}: {}", EXPERTS[i.field as usize], text()),
+                    ItemKind::Info => format!("info: {}", text()),
+                }
+            })
+            .collect()
+    }
+
+    /// Every frame with items.
+    pub fn frames(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = self.builder.frames.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// How the frames so far were classified.
+    pub fn accounting(&self) -> &sctp_handover::analysis::Accounting {
+        self.analyzer.accounting()
+    }
 }
 
-/// Analyses `path`; null when it cannot be read as a capture.
+/// Analyses the capture file at `path` now (the pre-scan); null when it
+/// cannot be read as a capture.
 ///
 /// # Safety
 /// `path` must be a valid NUL-terminated string.
@@ -480,47 +747,99 @@ pub unsafe extern "C" fn sctpho_analyze_file(path: *const c_char) -> *mut Analys
     let Ok(p) = unsafe { CStr::from_ptr(path) }.to_str() else {
         return std::ptr::null_mut();
     };
-    match std::panic::catch_unwind(|| build(Path::new(p))) {
+    match catch_unwind(|| Analysis::prescan(Path::new(p))) {
         Ok(Some(a)) => Box::into_raw(Box::new(a)),
         _ => std::ptr::null_mut(),
     }
 }
 
-/// The items of `frame` (count in `*count`); null when it has none.
+/// An empty analysis, fed with [`sctpho_feed`].
+#[no_mangle]
+pub extern "C" fn sctpho_incremental() -> *mut Analysis {
+    Box::into_raw(Box::new(Analysis::incremental()))
+}
+
+/// The link types the analyzer decodes (`*count` of them).
 ///
 /// # Safety
-/// `analysis` must come from [`sctpho_analyze_file`] and not be freed;
 /// `count` must be valid for a write.
 #[no_mangle]
+pub unsafe extern "C" fn sctpho_link_types(count: *mut usize) -> *const u32 {
+    // SAFETY: per the contract above.
+    if let Some(c) = unsafe { count.as_mut() } {
+        *c = LINK_TYPES.len();
+    }
+    LINK_TYPES.as_ptr()
+}
+
+/// A frame as Wireshark first dissects it (see [`Analysis::feed`]).
+///
+/// # Safety
+/// `analysis` must come from this library and not be freed; `frame` must
+/// be valid, its `data` readable for `len` bytes (or null with `len` 0).
+#[no_mangle]
+pub unsafe extern "C" fn sctpho_feed(analysis: *mut Analysis, frame: *const FrameIn) {
+    // SAFETY: per the contract above.
+    let (Some(a), Some(f)) = (unsafe { analysis.as_mut() }, unsafe { frame.as_ref() }) else {
+        return;
+    };
+    let data: &[u8] = if f.data.is_null() || f.len == 0 {
+        &[]
+    } else {
+        // SAFETY: per the contract above.
+        unsafe { std::slice::from_raw_parts(f.data, f.len) }
+    };
+    let time = Timestamp::from_parts(f.sec, i64::from(f.nsec));
+    a.feed(
+        f.number,
+        time,
+        f.link_type,
+        f.interface,
+        f.original_len,
+        data,
+    );
+}
+
+/// The items of `frame` (count in `*count`); null when it has none. Valid
+/// until the next call with this analysis. `complete`: nonzero once the
+/// capture has been read (Wireshark re-dissects a frame it has seen).
+///
+/// # Safety
+/// `analysis` must come from this library and not be freed; `count` must
+/// be valid for a write.
+#[no_mangle]
 pub unsafe extern "C" fn sctpho_frame_items(
-    analysis: *const Analysis,
+    analysis: *mut Analysis,
     frame: u64,
+    complete: i32,
     count: *mut usize,
 ) -> *const Item {
     // SAFETY: per the contract above.
-    let (Some(a), Some(count)) = (unsafe { analysis.as_ref() }, unsafe { count.as_mut() }) else {
+    let (Some(a), Some(count)) = (unsafe { analysis.as_mut() }, unsafe { count.as_mut() }) else {
         return std::ptr::null();
     };
-    match a.frames.get(&frame) {
-        Some(items) => {
-            *count = items.len();
-            items.as_ptr()
-        }
-        None => {
-            *count = 0;
-            std::ptr::null()
-        }
+    *count = 0;
+    let Ok(items) = catch_unwind(AssertUnwindSafe(|| {
+        let items = a.items(frame, complete != 0);
+        (items.as_ptr(), items.len())
+    })) else {
+        return std::ptr::null();
+    };
+    if items.1 == 0 {
+        return std::ptr::null();
     }
+    *count = items.1;
+    items.0
 }
 
 /// Frees an analysis.
 ///
 /// # Safety
-/// `analysis` must come from [`sctpho_analyze_file`], freed at most once.
+/// `analysis` must come from this library, freed at most once.
 #[no_mangle]
 pub unsafe extern "C" fn sctpho_free(analysis: *mut Analysis) {
     if !analysis.is_null() {
-        // SAFETY: allocated by Box in sctpho_analyze_file.
+        // SAFETY: allocated by Box in this library.
         drop(unsafe { Box::from_raw(analysis) });
     }
 }
