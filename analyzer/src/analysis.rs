@@ -130,6 +130,10 @@ pub enum FrameOutcome {
     Malformed(&'static str),
     UnsupportedLinkType(u32),
     NonPacketRecord,
+    /// Not tracked: a cap on tracked state was reached.
+    SctpUntracked,
+    /// Rejected by the capture filter.
+    FilteredOut,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -334,7 +338,7 @@ impl Pipeline {
                     Ok(true) => {}
                     Ok(false) => {
                         self.accounting.filtered_out += 1;
-                        return;
+                        return FrameOutcome::FilteredOut;
                     }
                     Err(why) => {
                         // Said once per link type; its frames are not kept.
@@ -343,7 +347,7 @@ impl Pipeline {
                             self.problem(frame.number, why);
                         }
                         self.accounting.filtered_out += 1;
-                        return;
+                        return FrameOutcome::FilteredOut;
                     }
                 }
             }
@@ -382,7 +386,10 @@ impl Pipeline {
                         self.problem(frame.number, why);
                         FrameOutcome::SctpMalformed(why)
                     }
-                    PacketVerdict::Untracked => self.accounting.sctp_untracked += 1,
+                    PacketVerdict::Untracked => {
+                        self.accounting.sctp_untracked += 1;
+                        FrameOutcome::SctpUntracked
+                    }
                 }
             }
             Decoded::IcmpAboutSctp(q) => {
