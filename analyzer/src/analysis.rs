@@ -612,7 +612,16 @@ pub fn analyze_stream(
     options: &AnalysisOptions,
     sink: &mut dyn ReportSink,
 ) -> Result<FileReport, CaptureError> {
-    let mut reader = capture::open(path)?;
+    analyze_reader(capture::open(path)?, options, sink)
+}
+
+/// [`analyze_stream`] over a capture already opened, e.g. from memory or a
+/// pipe with [`capture::from_reader`]; the report names the reader's path.
+pub fn analyze_reader(
+    mut reader: capture::CaptureReader,
+    options: &AnalysisOptions,
+    sink: &mut dyn ReportSink,
+) -> Result<FileReport, CaptureError> {
     let mut pipeline = Pipeline::new(options);
     let mut reports = Reports {
         engine: HandoverEngine::new(HandoverConfig {
@@ -628,7 +637,8 @@ pub fn analyze_stream(
     })?;
     pipeline.finish(&mut reports);
     let events_dropped = reports.engine.events_dropped();
-    let mut report = pipeline.report(path, &reader, outcome, events_dropped);
+    let path = reader.path().to_owned();
+    let mut report = pipeline.report(&path, &reader, outcome, events_dropped);
     report.associations = reports.associations;
     report.handovers = reports.handovers;
     Ok(report)
