@@ -219,6 +219,13 @@ pub trait ReportSink {
     /// Every per-chunk fact as it happens (DATA, SACK, acknowledged TSN),
     /// for sinks that draw traces; most sinks ignore them.
     fn observe(&mut self, _observation: &crate::events::Observation) {}
+    /// Every event as it happens, before the association is finished (for
+    /// live output); most sinks wait for [`ReportSink::association`].
+    fn event(&mut self, _event: &Event) {}
+    /// A data path switch, as soon as its first new DATA is seen: the
+    /// components known by then (later ones resolve when the association
+    /// is finished and come with [`ReportSink::association`]).
+    fn switch(&mut self, _handover: &Handover) {}
     fn association(&mut self, report: AssociationReport);
 }
 
@@ -525,18 +532,55 @@ impl Downstream for EventsOnly<'_> {
 
 /// The handover engine, handing each finished association to a sink.
 struct Reports<'a> {
-    engine: HandoverEngine,
+    state: &'a mut ReportState,
     sink: &'a mut dyn ReportSink,
+}
+
+/// The handover engine and what went through it.
+struct ReportState {
+    engine: HandoverEngine,
     associations: u64,
     handovers: u64,
 }
 
+impl ReportState {
+    fn new(options: &AnalysisOptions) -> Self {
+        ReportState {
+            engine: HandoverEngine::new(HandoverConfig {
+                max_events: options.track.limits.events,
+                ..options.handover.clone()
+            }),
+            associations: 0,
+            handovers: 0,
+        }
+    }
+}
+
 impl EventSink for Reports<'_> {
     fn emit(&mut self, event: Event) {
-        self.engine.emit(event);
+        self.sink.event(&event);
+        let switch_frame = matches!(
+            event.kind,
+            crate::events::EventKind::DataPathChange {
+                from_path: Some(_),
+                ..
+            }
+        )
+        .then_some(event.frame);
+        self.state.engine.emit(event);
+        if let Some(frame) = switch_frame {
+            if let Some(h) = self
+                .state
+                .engine
+                .last_handover()
+                .filter(|h| h.switch_frame == frame)
+            {
+                self.sink.switch(h);
+            }
+        }
     }
     fn observe(&mut self, observation: &crate::events::Observation) {
-        self.engine.observe(observation);
+        self.state.engine.observe(observation);
         self.sink.observe(observation);
     }
 }
@@ -546,15 +590,66 @@ impl Downstream for Reports<'_> {
         self.sink.first_frame(time);
     }
     fn retired(&mut self, association: Association, retired: Retired) {
-        let (events, handovers) = self.engine.retire(association.id);
-        self.associations += 1;
-        self.handovers += handovers.len() as u64;
+        let (events, handovers) = self.state.engine.retire(association.id);
+        self.state.associations += 1;
+        self.state.handovers += handovers.len() as u64;
         self.sink.association(AssociationReport {
             association,
             handovers,
             events,
             retired,
         });
+    }
+}
+
+/// The pipeline of [`analyze_stream`] fed one frame at a time, across as
+/// many files or live captures as the caller reads (`watch`): events and
+/// switches go to the sink as they happen, each association with its
+/// handovers once it is finished. Memory is bounded by what is alive.
+pub struct StreamAnalyzer {
+    pipeline: Pipeline,
+    state: ReportState,
+}
+
+impl StreamAnalyzer {
+    pub fn new(options: &AnalysisOptions) -> Self {
+        StreamAnalyzer {
+            pipeline: Pipeline::new(options),
+            state: ReportState::new(options),
+        }
+    }
+
+    /// Analyses the next frame (frames in capture order; numbers are the
+    /// caller's).
+    pub fn frame(&mut self, frame: &capture::Frame<'_>, sink: &mut dyn ReportSink) -> FrameOutcome {
+        let mut reports = Reports {
+            state: &mut self.state,
+            sink,
+        };
+        self.pipeline.frame(frame, &mut reports)
+    }
+
+    /// The end: every association still alive is finished, in id order.
+    pub fn finish(&mut self, sink: &mut dyn ReportSink) {
+        let mut reports = Reports {
+            state: &mut self.state,
+            sink,
+        };
+        self.pipeline.finish(&mut reports);
+    }
+
+    pub fn accounting(&self) -> &Accounting {
+        &self.pipeline.accounting
+    }
+
+    /// Associations alive in the tracker.
+    pub fn alive(&self) -> usize {
+        self.pipeline.tracker.alive()
+    }
+
+    /// Associations finished and data path switches seen so far.
+    pub fn totals(&self) -> (u64, u64) {
+        (self.state.associations, self.state.handovers)
     }
 }
 
@@ -623,24 +718,20 @@ pub fn analyze_reader(
     sink: &mut dyn ReportSink,
 ) -> Result<FileReport, CaptureError> {
     let mut pipeline = Pipeline::new(options);
+    let mut state = ReportState::new(options);
     let mut reports = Reports {
-        engine: HandoverEngine::new(HandoverConfig {
-            max_events: options.track.limits.events,
-            ..options.handover.clone()
-        }),
+        state: &mut state,
         sink,
-        associations: 0,
-        handovers: 0,
     };
     let outcome = reader.for_each_frame(|frame| {
         pipeline.frame(&frame, &mut reports);
     })?;
     pipeline.finish(&mut reports);
-    let events_dropped = reports.engine.events_dropped();
+    let events_dropped = state.engine.events_dropped();
     let path = reader.path().to_owned();
     let mut report = pipeline.report(&path, &reader, outcome, events_dropped);
-    report.associations = reports.associations;
-    report.handovers = reports.handovers;
+    report.associations = state.associations;
+    report.handovers = state.handovers;
     Ok(report)
 }
 

@@ -3,6 +3,7 @@
 mod output;
 mod progress;
 mod report;
+mod watch;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -38,6 +39,10 @@ enum Command {
     /// --out`: per-capture TSN/RTT/handover figures, group comparisons and
     /// parameter sweeps.
     Report(Box<report::ReportArgs>),
+    /// Handovers as they happen: live from interfaces (libpcap) or from a
+    /// capture still being written (--follow), one line or JSON line per
+    /// event.
+    Watch(Box<watch::WatchArgs>),
     /// Print the column reference of the tables (docs/tables.md).
     #[command(hide = true)]
     TablesReference,
@@ -193,6 +198,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Analyze(args) => analyze(*args),
         Command::Report(args) => report::run(*args),
+        Command::Watch(args) => watch::run(*args),
         Command::TablesReference => {
             print!("{}", sctp_handover_tables::schema::markdown_reference());
             Ok(ExitCode::SUCCESS)

@@ -2,3 +2,5 @@
 //! of the core library so that only what needs libpcap links it.
 
 pub mod filter;
+pub mod follow;
+pub mod interfaces;
