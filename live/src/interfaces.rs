@@ -1,10 +1,12 @@
 //! Live capture through libpcap: one thread per interface (immediate mode,
+//! non-blocking, waiting in poll(2) so that a stop is seen within 50 ms;
 //! nanosecond timestamps where the platform gives them), frames handed to
 //! the analysis over a channel in arrival order, the kernel's drop counts
 //! kept for the end.
 
 use crate::follow::Stop;
 use pcap::{Capture, Precision};
+use std::os::fd::AsRawFd;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
@@ -72,8 +74,8 @@ impl Live {
                 .immediate_mode(true)
                 .precision(Precision::Nano)
                 .snaplen(262_144)
-                .timeout(100)
                 .open()
+                .and_then(|c| c.setnonblock())
                 .map_err(|e| explain(name, &e))?;
             captures.push((name.clone(), cap));
         }
@@ -106,7 +108,18 @@ impl Live {
                                 break;
                             }
                         }
-                        Err(pcap::Error::TimeoutExpired) => {}
+                        // Nothing to read: wait on the capture's descriptor
+                        // (libpcap's own timeout may never expire on an
+                        // idle interface, which would hide the stop flag).
+                        Err(pcap::Error::TimeoutExpired) => {
+                            let mut fd = libc::pollfd {
+                                fd: cap.as_raw_fd(),
+                                events: libc::POLLIN,
+                                revents: 0,
+                            };
+                            // SAFETY: one valid pollfd for the duration of the call.
+                            unsafe { libc::poll(&mut fd, 1, 50) };
+                        }
                         Err(e) => {
                             error = Some(e.to_string());
                             break;
