@@ -449,7 +449,16 @@ pub fn analyze_stream(
     options: &AnalysisOptions,
     sink: &mut dyn ReportSink,
 ) -> Result<FileReport, CaptureError> {
-    let mut reader = capture::open(path)?;
+    analyze_reader(capture::open(path)?, options, sink)
+}
+
+/// [`analyze_stream`] over a capture already opened, e.g. from memory or a
+/// pipe with [`capture::from_reader`]; the report names the reader's path.
+pub fn analyze_reader(
+    mut reader: capture::CaptureReader,
+    options: &AnalysisOptions,
+    sink: &mut dyn ReportSink,
+) -> Result<FileReport, CaptureError> {
     let mut pipeline = Pipeline::new(options);
     let mut reports = Reports {
         engine: HandoverEngine::new(options.handover.clone()),
@@ -459,7 +468,8 @@ pub fn analyze_stream(
     };
     let outcome = reader.for_each_frame(|frame| pipeline.frame(&frame, &mut reports))?;
     pipeline.finish(&mut reports);
-    let mut report = pipeline.report(path, &reader, outcome);
+    let path = reader.path().to_owned();
+    let mut report = pipeline.report(&path, &reader, outcome);
     report.associations = reports.associations;
     report.handovers = reports.handovers;
     Ok(report)

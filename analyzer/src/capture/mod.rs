@@ -5,7 +5,7 @@
 
 mod reader;
 
-pub use reader::{open, sniff, CaptureFormat, CaptureReader, ReadOutcome, Sniff};
+pub use reader::{from_reader, open, sniff, CaptureFormat, CaptureReader, ReadOutcome, Sniff};
 
 use crate::time::Timestamp;
 use std::path::PathBuf;

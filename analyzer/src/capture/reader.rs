@@ -57,7 +57,17 @@ pub fn open(path: &Path) -> Result<CaptureReader, CaptureError> {
         path: path.to_owned(),
         source,
     })?;
-    let mut raw = BufReader::new(file);
+    from_reader(path, file)
+}
+
+/// Reads a capture from any byte stream (a pipe, bytes in memory) as
+/// [`open`] reads a file: through gzip compression, magic checked. `path`
+/// only names the input in messages and reports.
+pub fn from_reader(
+    path: &Path,
+    input: impl Read + Send + 'static,
+) -> Result<CaptureReader, CaptureError> {
+    let mut raw = BufReader::new(input);
     let head = raw.fill_buf().map_err(|e| read_error(path, e))?;
     if head.is_empty() {
         return Err(CaptureError::Empty {

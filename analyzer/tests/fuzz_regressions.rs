@@ -1,0 +1,82 @@
+//! The in-memory entry points the fuzz targets use
+//! ([`capture::from_reader`], [`analyze_reader`]) checked against the file
+//! ones.
+
+mod common;
+
+use sctp_handover::analysis::{
+    analyze_file, analyze_reader, AnalysisOptions, AssociationReport, FileReport, ReportSink,
+};
+use sctp_handover::capture::{self, CaptureError};
+use std::io::Cursor;
+use std::path::Path;
+
+/// Counts what the sink receives.
+#[derive(Default)]
+struct Count {
+    associations: u64,
+    handovers: u64,
+}
+
+impl ReportSink for Count {
+    fn association(&mut self, report: AssociationReport) {
+        self.associations += 1;
+        self.handovers += report.handovers.len() as u64;
+    }
+}
+
+fn analyze_bytes(name: &Path, bytes: Vec<u8>) -> Result<(FileReport, Count), CaptureError> {
+    let reader = capture::from_reader(name, Cursor::new(bytes))?;
+    let mut count = Count::default();
+    let options = AnalysisOptions {
+        verify_checksum: true,
+        ..AnalysisOptions::default()
+    };
+    let report = analyze_reader(reader, &options, &mut count)?;
+    Ok((report, count))
+}
+
+/// Reading from memory gives what reading the file gives, compressed or
+/// not, and the report is named as the caller said.
+#[test]
+fn from_reader_reads_as_open_does() {
+    let dir = common::tempdir("from-reader");
+    let mut files = common::all_samples();
+    let gz = dir.join("koh-kim-1-mn.pcap.gz");
+    common::gzip(&common::sample("koh-kim-1", "mn"), &gz);
+    files.push(gz);
+    for path in files {
+        let from_file = analyze_file(&path, &AnalysisOptions::default()).expect("readable");
+        let name = Path::new("in-memory");
+        let bytes = std::fs::read(&path).expect("readable");
+        let (report, count) = analyze_bytes(name, bytes).expect("readable from memory");
+        assert_eq!(report.path, name);
+        assert_eq!(report.frames, from_file.frames, "{}", path.display());
+        assert_eq!(report.format, from_file.format);
+        assert_eq!(report.compressed, from_file.compressed);
+        assert_eq!(
+            serde_json::to_value(report.accounting).expect("json"),
+            serde_json::to_value(from_file.accounting).expect("json"),
+            "{}",
+            path.display()
+        );
+        assert_eq!(count.associations, from_file.associations.len() as u64);
+        assert_eq!(count.handovers, from_file.handovers.len() as u64);
+    }
+}
+
+#[test]
+fn from_reader_refuses_what_open_refuses() {
+    let name = Path::new("stdin");
+    match capture::from_reader(name, Cursor::new(Vec::new())) {
+        Err(CaptureError::Empty { path }) => assert_eq!(path, name),
+        other => panic!("expected Empty, got {:?}", other.err()),
+    }
+    match capture::from_reader(name, Cursor::new(b"GIF89a not a capture".to_vec())) {
+        Err(e @ CaptureError::NotACapture { .. }) => {
+            let message = e.to_string();
+            assert!(message.starts_with("stdin: not a pcap"), "{message}");
+        }
+        other => panic!("expected NotACapture, got {:?}", other.err()),
+    }
+}
