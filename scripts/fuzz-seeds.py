@@ -2,6 +2,7 @@
 """Seed corpora for the fuzz targets (scripts/fuzz.sh).
 
 usage: fuzz-seeds.py OUT_DIR MAX_BYTES CAPTURE...
+       fuzz-seeds.py wrap DECODE_INPUT OUT.pcap
 
 Writes OUT_DIR/capture (whole captures, used by the `capture` and
 `pipeline` targets) and OUT_DIR/decode (single frames, for `decode`).
@@ -13,6 +14,10 @@ for a fast fuzzer; gzip files larger than that are left out. Frames for
 capture (at most FRAMES_PER_CAPTURE), non-SCTP frames included, each prefixed with the selector
 byte the target reads (index into its LINK_TYPES list; bit 7: cut by the
 snaplen).
+
+`wrap` turns an input of the `decode` target into the one-frame pcap it
+stands for (the link type its selector byte picks), for committing a finding
+under analyzer/tests/fuzz-regressions/.
 """
 
 import gzip
@@ -119,7 +124,27 @@ def write(directory, data, seen):
     return True
 
 
+def wrap(src, dst):
+    with open(src, "rb") as f:
+        data = f.read()
+    if not data:
+        sys.exit("wrap: an empty input decodes nothing")
+    links = [0] * len(SELECTOR) + [0xFFFFFFFE, 147]
+    for link, index in SELECTOR.items():
+        links[index] = link
+    link = links[(data[0] & 0x0F) % len(links)]
+    frame = data[1:]
+    origlen = len(frame) + (64 if data[0] & 0x80 else 0)
+    with open(dst, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 262144, link))
+        f.write(struct.pack("<IIII", 0, 0, len(frame), origlen))
+        f.write(frame)
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "wrap":
+        wrap(sys.argv[2], sys.argv[3])
+        return
     out, max_bytes, inputs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     cap_dir = os.path.join(out, "capture")
     dec_dir = os.path.join(out, "decode")

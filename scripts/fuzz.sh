@@ -96,8 +96,13 @@ for target in $FUZZ_TARGETS; do
   get() { sed -n "s/^$1 *: //p" "$stats"; }
   crashes=$(get saved_crashes)
   hangs=$(get saved_hangs)
-  summary+=("$(printf '%-9s %12s %10s %8s %8s %8s %7s %10s' "$target" "$(get execs_done)" \
-    "$(get execs_per_sec)" "$(get run_time)" "$(get corpus_count)" "$crashes" "$hangs" "$(get stability)")")
+  execs=$(get execs_done)
+  summary+=("$(printf '%-9s %12s %10s %8s %8s %12s %8s %7s %10s' "$target" "$execs" \
+    "$(get execs_per_sec)" "$(get run_time)" "$(get corpus_count)" \
+    "$(get edges_found)/$(get total_edges)" "$crashes" "$hangs" "$(get stability)")")
+  if ((execs < 1000000)); then
+    echo "fuzz: $target: fewer than 10^6 executions; raise FUZZ_SECONDS for the 10^6 of docs/robustness.md" >&2
+  fi
   if ((crashes + hangs > 0)); then
     status=1
     echo "fuzz: $target: $crashes crash(es), $hangs hang(s) in $out/default/{crashes,hangs}/" >&2
@@ -105,6 +110,6 @@ for target in $FUZZ_TARGETS; do
 done
 
 echo
-printf '%-9s %12s %10s %8s %8s %8s %7s %10s\n' target execs exec/s seconds paths crashes hangs stability
+printf '%-9s %12s %10s %8s %8s %12s %8s %7s %10s\n' target execs exec/s seconds paths edges crashes hangs stability
 printf '%s\n' "${summary[@]}"
 exit $status
