@@ -11,7 +11,7 @@ export SCTPHO_PYTHON ?= $(SCTPHO_VENV)/bin/python
 CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 
-.PHONY: setup build demo reports test lint lua-test samples sweep-samples install-plugin install-c-plugin bench-batch hostile-figures clean
+.PHONY: setup build demo reports test lint lua-test samples sweep-samples install-plugin install-c-plugin bench-batch hostile-figures fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -68,6 +68,12 @@ bench-batch: setup
 ## Time and memory of the analyzer on each hostile input (docs/robustness.md).
 hostile-figures: setup
 	scripts/hostile-figures.sh
+
+## Coverage-guided fuzzing of every target in fuzz/ with AFL++ (not part of
+## `make test`; installs cargo-afl on first use). FUZZ_SECONDS per target.
+## docs/robustness.md.
+fuzz:
+	scripts/fuzz.sh
 
 ## The Lua plugin into the personal Wireshark plugin folder.
 PLUGIN_DIR ?= $(HOME)/.local/lib/wireshark/plugins

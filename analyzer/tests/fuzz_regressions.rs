@@ -1,6 +1,7 @@
-//! The in-memory entry points the fuzz targets use
-//! ([`capture::from_reader`], [`analyze_reader`]) checked against the file
-//! ones.
+//! Inputs the fuzz targets (fuzz/, `make fuzz`) once crashed on, kept in
+//! tests/fuzz-regressions/ and analysed on every test run, and the
+//! in-memory entry points the targets use ([`capture::from_reader`],
+//! [`analyze_reader`]) checked against the file ones.
 
 mod common;
 
@@ -9,7 +10,8 @@ use sctp_handover::analysis::{
 };
 use sctp_handover::capture::{self, CaptureError};
 use std::io::Cursor;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Counts what the sink receives.
 #[derive(Default)]
@@ -25,6 +27,17 @@ impl ReportSink for Count {
     }
 }
 
+fn regressions() -> Vec<PathBuf> {
+    let dir = common::repo_root().join("analyzer/tests/fuzz-regressions");
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|p| p.extension().is_none_or(|e| e != "md"))
+        .collect();
+    inputs.sort();
+    inputs
+}
+
 fn analyze_bytes(name: &Path, bytes: Vec<u8>) -> Result<(FileReport, Count), CaptureError> {
     let reader = capture::from_reader(name, Cursor::new(bytes))?;
     let mut count = Count::default();
@@ -34,6 +47,59 @@ fn analyze_bytes(name: &Path, bytes: Vec<u8>) -> Result<(FileReport, Count), Cap
     };
     let report = analyze_reader(reader, &options, &mut count)?;
     Ok((report, count))
+}
+
+/// What the `pipeline` target checks: no panic, every frame accounted for,
+/// the report serialisable; quickly.
+#[test]
+fn committed_fuzz_findings_are_analysed_and_accounted() {
+    let inputs = regressions();
+    assert!(!inputs.is_empty(), "no inputs in tests/fuzz-regressions");
+    for path in inputs {
+        let started = Instant::now();
+        let bytes = std::fs::read(&path).expect("readable");
+        match analyze_bytes(&path, bytes) {
+            Ok((report, _)) => {
+                assert_eq!(
+                    report.accounting.total(),
+                    report.frames,
+                    "{}",
+                    path.display()
+                );
+                serde_json::to_string(&report).expect("serialisable");
+            }
+            Err(e) => {
+                let message = e.to_string();
+                assert!(message.contains(&*path.to_string_lossy()), "{message}");
+            }
+        }
+        // The same through the path-based entry point.
+        if let Ok(a) = analyze_file(&path, &AnalysisOptions::default()) {
+            assert_eq!(a.accounting.total(), a.frames, "{}", path.display());
+            serde_json::to_string(&a).expect("serialisable");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{} took {:?}",
+            path.display(),
+            started.elapsed()
+        );
+    }
+}
+
+/// A pcapng Process Information Block claiming 10 bytes: pcap-parser 0.17
+/// computed `10 - 12` (a panic in debug builds, a 4 GiB read in release).
+#[test]
+fn short_pcapng_block_ends_reading_with_a_warning() {
+    let path = common::repo_root()
+        .join("analyzer/tests/fuzz-regressions/pcapng-process-info-block-length-10.pcapng");
+    let a = analyze_file(&path, &AnalysisOptions::default()).expect("a capture");
+    assert_eq!(a.frames, 0);
+    let warning = a.warning.as_deref().expect("a warning");
+    assert!(
+        warning.contains("record 1 at byte offset 48") && warning.contains("block length 10"),
+        "{warning}"
+    );
 }
 
 /// Reading from memory gives what reading the file gives, compressed or

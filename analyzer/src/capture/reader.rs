@@ -12,6 +12,10 @@ use std::path::{Path, PathBuf};
 const INITIAL_BUFFER: usize = 4 << 20;
 /// A record larger than this is treated as corruption, not grown into.
 const MAX_BUFFER: usize = 256 << 20;
+/// pcapng Section Header Block type (the same in either byte order).
+const PCAPNG_SHB_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
+/// Block type, block length and the trailing block length.
+const MIN_BLOCK_LEN: u32 = 12;
 /// gzip member magic (RFC 1952 §2.3.1).
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
@@ -47,6 +51,8 @@ pub struct CaptureReader {
     compressed: bool,
     legacy_link_type: u32,
     interfaces: Vec<Interface>,
+    /// Byte order of the current pcapng section.
+    big_endian: bool,
 }
 
 type Input = Box<dyn Read + Send>;
@@ -106,6 +112,7 @@ pub fn from_reader(
         compressed,
         legacy_link_type: 0,
         interfaces: Vec::new(),
+        big_endian: false,
     })
 }
 
@@ -207,6 +214,14 @@ impl CaptureReader {
         let mut last_ts = Timestamp::default();
         loop {
             let offset_before = self.inner.consumed();
+            if let Some(len) = self.short_pcapng_block() {
+                outcome.warning = Some(format!(
+                    "record {} at byte offset {offset_before} is corrupt (pcapng block length {len}, \
+                     less than the {MIN_BLOCK_LEN} bytes of any block); stopped reading there",
+                    outcome.frames + 1,
+                ));
+                return Ok(outcome);
+            }
             match self.inner.next() {
                 Ok((len, block)) => {
                     match block {
@@ -239,7 +254,8 @@ impl CaptureReader {
                         PcapBlockOwned::NG(block) => {
                             self.format = CaptureFormat::Pcapng;
                             match block {
-                                Block::SectionHeader(_) => {
+                                Block::SectionHeader(shb) => {
+                                    self.big_endian = shb.big_endian();
                                     self.interfaces.clear();
                                     outcome.non_packet_blocks += 1;
                                 }
@@ -354,6 +370,31 @@ impl CaptureReader {
 }
 
 impl CaptureReader {
+    /// The length of the next pcapng block when it claims fewer bytes than
+    /// a block's type, length and trailing length take. pcap-parser 0.17
+    /// subtracts 12 from it unchecked for a Process Information Block: a
+    /// panic with overflow checks; without them a block claiming nearly
+    /// 4 GiB, the read buffer grown to MAX_BUFFER unless the input ends
+    /// first (then misreported as a truncated file).
+    fn short_pcapng_block(&self) -> Option<u32> {
+        if self.format != CaptureFormat::Pcapng {
+            return None;
+        }
+        let head = self.inner.data().get(..8)?;
+        // A section header's length is in its own byte order, and its
+        // parser checks it.
+        if head[..4] == PCAPNG_SHB_MAGIC {
+            return None;
+        }
+        let len: [u8; 4] = head[4..8].try_into().ok()?;
+        let len = if self.big_endian {
+            u32::from_be_bytes(len)
+        } else {
+            u32::from_le_bytes(len)
+        };
+        (len < MIN_BLOCK_LEN).then_some(len)
+    }
+
     /// flate2 reports a cut gzip stream as an I/O error, so a failed read
     /// ends the file with a warning rather than losing what came before.
     fn read_failure(&self, outcome: &ReadOutcome, offset: usize) -> String {
