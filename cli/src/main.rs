@@ -224,6 +224,7 @@ fn analysis_options(args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
     options.decode.max_reassembly = args.max_reassembly;
     options.handover.rto_max = Some(options.track.rto.max);
     options.handover.expiry_burst = Nanos::from_millis(args.expiry_burst_ms);
+    options.track.expiry_burst = options.handover.expiry_burst;
     options.handover.capture_point = match args.capture_point {
         Point::Mn => CapturePoint::Mn,
         Point::Cn => CapturePoint::Cn,

@@ -12,10 +12,10 @@ impl Tracker {
         ctx: &Ctx,
         tsn: u32,
         user_bytes: usize,
-        errors_charged: &mut u64,
         sink: &mut dyn EventSink,
     ) {
         let pmr = self.config.path_max_retrans;
+        let burst = self.config.expiry_burst;
         let a = &mut self.associations[ctx.assoc];
         let dir = &mut a.directions[ctx.sender];
         let class = dir
@@ -102,14 +102,10 @@ impl Tracker {
                     fast,
                 }));
                 // A timeout-driven retransmission charges the path the TSN
-                // was last sent on, once per packet (one T3 expiry).
+                // was last sent on, once per T3 expiry (burst).
                 if let (Some(pp), false, false) = (previous_path, fast, already_acked) {
-                    let bit = 1u64 << (pp % 64);
-                    if *errors_charged & bit == 0 {
-                        *errors_charged |= bit;
-                        let t = a.paths[usize::from(pp)].record_error(pmr);
-                        self.transition(ctx, pp, t, sink);
-                    }
+                    let t = a.paths[usize::from(pp)].record_timeout(ctx.time, burst, pmr);
+                    self.transition(ctx, pp, t, sink);
                 }
             }
         }

@@ -42,6 +42,11 @@ pub struct TrackConfig {
     /// Path.Max.Retrans for the inferred active/inactive state (RFC 9260
     /// §16 default 5).
     pub path_max_retrans: u32,
+    /// Timeout-driven retransmissions charged to one path closer together
+    /// than this are one T3 expiry, one error (as
+    /// [`crate::handover::HandoverConfig::expiry_burst`], which groups them
+    /// the same way). Keep it below RTO.Min. Default 100 ms.
+    pub expiry_burst: Nanos,
     /// An association that ended (SHUTDOWN COMPLETE, ABORT, superseded) is
     /// finished once no packet of it came for this long (capture time), so
     /// that late retransmissions still map to it. Default 10 s.
@@ -59,6 +64,7 @@ impl Default for TrackConfig {
         TrackConfig {
             rto: RtoConfig::default(),
             path_max_retrans: 5,
+            expiry_burst: Nanos::from_millis(100),
             end_linger: Nanos::from_millis(10_000),
             idle_timeout: Nanos::from_millis(300_000),
             limits: limits::Limits::default(),
@@ -272,7 +278,6 @@ impl Tracker {
             src: dg.src,
         };
         let mut verdict = PacketVerdict::Analysed;
-        let mut errors_charged: u64 = 0;
         for item in packet.chunks() {
             let chunk = match item {
                 Ok((_, c)) => c,
@@ -295,7 +300,7 @@ impl Tracker {
             self.associations[assoc].paths[usize::from(path)]
                 .chunks
                 .add(t);
-            if let Err(why) = self.chunk(&ctx, &chunk, &mut errors_charged, sink) {
+            if let Err(why) = self.chunk(&ctx, &chunk, sink) {
                 self.counters.malformed_chunks += 1;
                 self.associations[assoc].malformed_chunks += 1;
                 verdict = PacketVerdict::Malformed(why);
@@ -318,13 +323,11 @@ impl Tracker {
         }
     }
 
-    /// Dispatches one chunk. `errors_charged` is a bit set of paths whose
-    /// error counter this packet already raised (one timeout per packet).
+    /// Dispatches one chunk.
     fn chunk(
         &mut self,
         ctx: &Ctx,
         chunk: &Chunk<&[u8]>,
-        errors_charged: &mut u64,
         sink: &mut dyn EventSink,
     ) -> Result<(), &'static str> {
         let malformed = |e: WireError| match e {
@@ -334,11 +337,11 @@ impl Tracker {
         match chunk.chunk_type() {
             chunk_type::DATA => {
                 let d = DataChunk::new_checked(chunk).map_err(malformed)?;
-                self.data(ctx, d.tsn(), d.user_data().len(), errors_charged, sink);
+                self.data(ctx, d.tsn(), d.user_data().len(), sink);
             }
             chunk_type::I_DATA => {
                 let d = IDataChunk::new_checked(chunk).map_err(malformed)?;
-                self.data(ctx, d.tsn(), d.user_data().len(), errors_charged, sink);
+                self.data(ctx, d.tsn(), d.user_data().len(), sink);
             }
             chunk_type::SACK | chunk_type::NR_SACK => {
                 let s = SackChunk::new_checked(chunk).map_err(malformed)?;

@@ -3,7 +3,7 @@
 
 use super::rto::{RtoConfig, RtoEstimator, RttStats};
 use crate::events::{EndpointId, PathId};
-use crate::time::Timestamp;
+use crate::time::{Nanos, Timestamp};
 use crate::wire::sctp_chunk::chunk_type;
 use serde::{Serialize, Serializer};
 use std::net::IpAddr;
@@ -101,6 +101,10 @@ pub struct PathState {
     pub max_error_count: u32,
     pub inactive_transitions: u32,
     pub icmp_errors: u64,
+    /// The last timeout-driven retransmission charged to this path: the
+    /// ones that follow within the expiry burst are the same T3 expiry.
+    #[serde(skip)]
+    last_timeout: Option<Timestamp>,
 }
 
 impl PathState {
@@ -141,11 +145,34 @@ impl PathState {
             max_error_count: 0,
             inactive_transitions: 0,
             icmp_errors: 0,
+            last_timeout: None,
         }
     }
 
-    /// An unanswered HEARTBEAT or a timeout-driven retransmission of DATA
-    /// last sent here (RFC 9260 §8.2 error counter).
+    /// A timeout-driven retransmission of DATA last sent here. RFC 9260
+    /// §6.3.3 E1/§8.2 raise the error counter once per T3-rtx expiry, and an
+    /// expiry's retransmissions leave as a burst (several packets, spread
+    /// while the congestion window lets them out): only the first
+    /// retransmission more than `burst` after the previous one charged to
+    /// this path counts. The burst is not cut by a counter reset in between
+    /// (a SACK for another of its TSNs): it is still the expiry already
+    /// counted.
+    pub fn record_timeout(
+        &mut self,
+        time: Timestamp,
+        burst: Nanos,
+        path_max_retrans: u32,
+    ) -> Option<Transition> {
+        let same_expiry = self.last_timeout.is_some_and(|t| time.since(t) <= burst);
+        self.last_timeout = Some(time);
+        if same_expiry {
+            return None;
+        }
+        self.record_error(path_max_retrans)
+    }
+
+    /// An unanswered HEARTBEAT or a T3 expiry of DATA last sent here
+    /// (RFC 9260 §8.2 error counter).
     pub fn record_error(&mut self, path_max_retrans: u32) -> Option<Transition> {
         self.error_count += 1;
         self.max_error_count = self.max_error_count.max(self.error_count);
@@ -197,5 +224,29 @@ mod tests {
         assert_eq!(p.record_error(1), None);
         assert_eq!(p.record_success(), Some(Transition::BecameActive));
         assert_eq!(p.max_error_count, 3);
+    }
+
+    #[test]
+    fn one_error_per_expiry_burst() {
+        let a = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        let mut p = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        let burst = Nanos::from_millis(100);
+        let ms = |m: i64| Timestamp(m * 1_000_000);
+        // One expiry whose retransmissions leave over 50 ms: one error.
+        assert_eq!(p.record_timeout(ms(1000), burst, 1), None);
+        assert_eq!(p.record_timeout(ms(1000), burst, 1), None);
+        assert_eq!(p.record_timeout(ms(1050), burst, 1), None);
+        assert_eq!(p.error_count, 1);
+        // A SACK in the middle of the burst clears the counter; the rest of
+        // the burst is the expiry already counted.
+        p.record_success();
+        assert_eq!(p.record_timeout(ms(1100), burst, 1), None);
+        assert_eq!(p.error_count, 0);
+        // The next expiries, an RTO apart.
+        assert_eq!(p.record_timeout(ms(1400), burst, 1), None);
+        assert_eq!(
+            p.record_timeout(ms(1800), burst, 1),
+            Some(Transition::BecameInactive(2))
+        );
     }
 }
