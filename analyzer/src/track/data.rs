@@ -16,6 +16,7 @@ impl Tracker {
     ) {
         let pmr = self.config.path_max_retrans;
         let burst = self.config.expiry_burst;
+        let rto_max = self.config.rto.max;
         let a = &mut self.associations[ctx.assoc];
         let dir = &mut a.directions[ctx.sender];
         let class = dir
@@ -37,6 +38,16 @@ impl Tracker {
                 previous_path,
                 previous_path.filter(|_| !fast && !already_acked),
             ),
+        };
+        // A timeout-driven retransmission charges the path the TSN was last
+        // sent on, once per T3 expiry (burst).
+        let charge = match (class, timeout_of) {
+            (DataClass::Retransmission { previous_time, .. }, Some(pp)) => {
+                let p = &mut a.paths[usize::from(pp)];
+                let t = p.record_timeout(ctx.time, previous_time, burst, rto_max, pmr);
+                Some((pp, t))
+            }
+            _ => None,
         };
         sink.observe(&Observation::Data {
             frame: ctx.frame,
@@ -86,6 +97,7 @@ impl Tracker {
                 previous_path,
                 already_acked,
                 fast,
+                ..
             } => {
                 let p = &mut a.paths[usize::from(ctx.path)];
                 p.data_retransmitted += 1;
@@ -101,10 +113,7 @@ impl Tracker {
                     already_acked,
                     fast,
                 }));
-                // A timeout-driven retransmission charges the path the TSN
-                // was last sent on, once per T3 expiry (burst).
-                if let (Some(pp), false, false) = (previous_path, fast, already_acked) {
-                    let t = a.paths[usize::from(pp)].record_timeout(ctx.time, burst, pmr);
+                if let Some((pp, t)) = charge {
                     self.transition(ctx, pp, t, sink);
                 }
             }
@@ -157,7 +166,7 @@ impl Tracker {
             .iter_mut()
             .zip(a.directions[data_sender].ledger.newly_acked_paths())
         {
-            *slot = (path, a.paths[usize::from(path)].record_success());
+            *slot = (path, a.paths[usize::from(path)].record_success(ctx.time));
         }
         a.directions[data_sender]
             .ledger

@@ -105,7 +105,17 @@ pub struct PathState {
     /// ones that follow within the expiry burst are the same T3 expiry.
     #[serde(skip)]
     last_timeout: Option<Timestamp>,
+    /// The last two times the error counter was cleared (a HEARTBEAT ACK,
+    /// or a SACK for DATA last sent here, which also restarts the T3 timer).
+    #[serde(skip)]
+    last_clear: Option<Timestamp>,
+    #[serde(skip)]
+    previous_clear: Option<Timestamp>,
 }
+
+/// How late a T3 timer may fire after its deadline: one tick of a HZ = 100
+/// kernel and some processing.
+const T3_SLACK: Nanos = Nanos(15_000_000);
 
 impl PathState {
     pub fn new(
@@ -146,26 +156,54 @@ impl PathState {
             inactive_transitions: 0,
             icmp_errors: 0,
             last_timeout: None,
+            last_clear: None,
+            previous_clear: None,
         }
     }
 
-    /// A timeout-driven retransmission of DATA last sent here. RFC 9260
-    /// §6.3.3 E1/§8.2 raise the error counter once per T3-rtx expiry, and an
-    /// expiry's retransmissions leave as a burst (several packets, spread
-    /// while the congestion window lets them out): only the first
-    /// retransmission more than `burst` after the previous one charged to
-    /// this path counts. The burst is not cut by a counter reset in between
-    /// (a SACK for another of its TSNs): it is still the expiry already
-    /// counted.
+    /// A timeout-driven retransmission at `time` of DATA last sent here at
+    /// `sent`. RFC 9260 §6.3.3 E1/§8.2 raise the error counter once per
+    /// T3-rtx expiry, and an expiry's retransmissions leave as a burst
+    /// (several packets, spread while the congestion window lets them
+    /// out): only the first retransmission more than `burst` after the
+    /// previous one charged to this path counts. The burst is not cut by a
+    /// counter reset in between (a SACK for another of its TSNs): it is
+    /// still the expiry already counted.
+    ///
+    /// An expiry is seen at its first retransmission, which the congestion
+    /// window can hold back past a SACK that clears the counter (a SACK for
+    /// a TSN last sent here by the retransmission of another path's
+    /// expiry). When the expiry must have come before that clear — the T3
+    /// timer covering `sent` ran at most `rto_max` from `sent` or from the
+    /// last clear before (an acknowledgement restarts it), and that
+    /// deadline (plus a timer tick) is before the clear — the clear undid
+    /// it and it is not charged. With the RFC's 60 s RTO.Max this never
+    /// applies; it needs the sender's RTO.Max.
     pub fn record_timeout(
         &mut self,
         time: Timestamp,
+        sent: Option<Timestamp>,
         burst: Nanos,
+        rto_max: Nanos,
         path_max_retrans: u32,
     ) -> Option<Transition> {
         let same_expiry = self.last_timeout.is_some_and(|t| time.since(t) <= burst);
         self.last_timeout = Some(time);
         if same_expiry {
+            return None;
+        }
+        let before_clear = match (sent, self.last_clear) {
+            (Some(sent), Some(cleared)) if sent < cleared => {
+                let started = self.previous_clear.map_or(sent, |p| p.max(sent));
+                started
+                    .0
+                    .saturating_add(rto_max.0)
+                    .saturating_add(T3_SLACK.0)
+                    < cleared.0
+            }
+            _ => false,
+        };
+        if before_clear {
             return None;
         }
         self.record_error(path_max_retrans)
@@ -186,8 +224,12 @@ impl PathState {
 
     /// A HEARTBEAT ACK for this path, or a SACK newly acknowledging DATA
     /// sent on it, clears the error counter (RFC 9260 §8.3).
-    pub fn record_success(&mut self) -> Option<Transition> {
+    pub fn record_success(&mut self, time: Timestamp) -> Option<Transition> {
         self.error_count = 0;
+        if self.last_clear != Some(time) {
+            self.previous_clear = self.last_clear;
+            self.last_clear = Some(time);
+        }
         if !self.active {
             self.active = true;
             return Some(Transition::BecameActive);
@@ -222,7 +264,10 @@ mod tests {
         assert_eq!(p.record_error(1), None);
         assert_eq!(p.record_error(1), Some(Transition::BecameInactive(2)));
         assert_eq!(p.record_error(1), None);
-        assert_eq!(p.record_success(), Some(Transition::BecameActive));
+        assert_eq!(
+            p.record_success(Timestamp(0)),
+            Some(Transition::BecameActive)
+        );
         assert_eq!(p.max_error_count, 3);
     }
 
@@ -231,22 +276,71 @@ mod tests {
         let a = IpAddr::V4(Ipv4Addr::LOCALHOST);
         let mut p = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
         let burst = Nanos::from_millis(100);
+        let rto_max = Nanos::from_millis(60_000);
         let ms = |m: i64| Timestamp(m * 1_000_000);
+        let sent = Some(ms(700));
         // One expiry whose retransmissions leave over 50 ms: one error.
-        assert_eq!(p.record_timeout(ms(1000), burst, 1), None);
-        assert_eq!(p.record_timeout(ms(1000), burst, 1), None);
-        assert_eq!(p.record_timeout(ms(1050), burst, 1), None);
+        assert_eq!(p.record_timeout(ms(1000), sent, burst, rto_max, 1), None);
+        assert_eq!(p.record_timeout(ms(1000), sent, burst, rto_max, 1), None);
+        assert_eq!(p.record_timeout(ms(1050), sent, burst, rto_max, 1), None);
         assert_eq!(p.error_count, 1);
         // A SACK in the middle of the burst clears the counter; the rest of
         // the burst is the expiry already counted.
-        p.record_success();
-        assert_eq!(p.record_timeout(ms(1100), burst, 1), None);
+        p.record_success(ms(1060));
+        assert_eq!(p.record_timeout(ms(1100), sent, burst, rto_max, 1), None);
         assert_eq!(p.error_count, 0);
         // The next expiries, an RTO apart.
-        assert_eq!(p.record_timeout(ms(1400), burst, 1), None);
+        let sent = Some(ms(1100));
+        assert_eq!(p.record_timeout(ms(1400), sent, burst, rto_max, 1), None);
         assert_eq!(
-            p.record_timeout(ms(1800), burst, 1),
+            p.record_timeout(ms(1800), sent, burst, rto_max, 1),
             Some(Transition::BecameInactive(2))
         );
+    }
+
+    #[test]
+    fn an_expiry_held_back_past_a_clear_is_not_charged() {
+        // bokor-failover, RTO.min = RTO.max = 200 ms: TSNs sent on the path
+        // at 348 ms time out at 550 ms (the kernel's error count goes to
+        // 2), but the packet that expiry sends carries another path's TSN;
+        // its own retransmissions leave at 587 ms, right after a SACK at
+        // 587 ms cleared the counter (the kernel's count: 0).
+        let a = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        let mut p = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        let burst = Nanos::from_millis(100);
+        let ms = |m: i64| Timestamp(m * 1_000_000);
+        let rto_max = Nanos::from_millis(200);
+        p.record_success(ms(97));
+        assert_eq!(
+            p.record_timeout(ms(307), Some(ms(0)), burst, rto_max, 2),
+            None
+        );
+        assert_eq!(p.error_count, 1);
+        p.record_success(ms(587));
+        assert_eq!(
+            p.record_timeout(ms(587), Some(ms(348)), burst, rto_max, 2),
+            None
+        );
+        assert_eq!(p.error_count, 0, "it timed out before the clear");
+        // The next ones count: 797, 1008 and the third, 1217 ms.
+        p.record_timeout(ms(797), Some(ms(587)), burst, rto_max, 2);
+        p.record_timeout(ms(1008), Some(ms(797)), burst, rto_max, 2);
+        assert_eq!(
+            p.record_timeout(ms(1217), Some(ms(1008)), burst, rto_max, 2),
+            Some(Transition::BecameInactive(3))
+        );
+        // Without the sender's RTO.Max the held-back expiry counts.
+        let mut q = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        q.record_success(ms(97));
+        q.record_success(ms(587));
+        q.record_timeout(ms(587), Some(ms(348)), burst, Nanos::from_millis(60_000), 2);
+        assert_eq!(q.error_count, 1);
+        // Nor does the rule apply when an acknowledgement after the send
+        // may have restarted the timer.
+        let mut r = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        r.record_success(ms(500));
+        r.record_success(ms(587));
+        r.record_timeout(ms(700), Some(ms(348)), burst, rto_max, 2);
+        assert_eq!(r.error_count, 1);
     }
 }
