@@ -66,6 +66,10 @@ pub enum Observation {
         /// For retransmissions: a timeout-driven copy (neither fast nor of
         /// an acknowledged TSN) of DATA last sent on `previous_path`.
         timeout_of: Option<PathId>,
+        /// For timeout-driven copies: the error counter of `timeout_of`
+        /// after this copy (its T3 expiries and unanswered HEARTBEATs since
+        /// it was last cleared; docs/metrics.md, "Inferred path state").
+        error_count: Option<u32>,
     },
     /// A TSN newly covered by a SACK (cumulatively or by a gap block).
     /// Its effective transmission is its last transmission before now.

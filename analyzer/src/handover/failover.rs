@@ -49,8 +49,10 @@ impl Direction {
 }
 
 impl HandoverEngine {
-    /// A timeout-driven retransmission of DATA last sent on `failed`: part
-    /// of the current expiry burst or the start of a new expiry.
+    /// A timeout-driven retransmission of DATA last sent on `failed`
+    /// (whose error counter it left at `error_count`): part of the current
+    /// expiry burst or the start of a new expiry.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn record_expiry(
         &mut self,
         association: AssocId,
@@ -59,6 +61,7 @@ impl HandoverEngine {
         frame: u64,
         time: Timestamp,
         tsn: u32,
+        error_count: u32,
     ) {
         let burst = self.config.expiry_burst;
         let d = &mut self.assoc(association).directions[sender];
@@ -79,6 +82,7 @@ impl HandoverEngine {
                         first_tsn: tsn,
                         retransmissions: 1,
                         timer_restart: None,
+                        error_count,
                         last_time: time,
                     },
                 ));
@@ -112,7 +116,10 @@ pub(super) fn failover(
         sorted.sort();
         Some(sorted[sorted.len() / 2])
     };
-    let observed_pmr = (expiries.len() as u32).checked_sub(1);
+    // The path went inactive when its error count exceeded PMR: the count
+    // at the last expiry before the switch is PMR + 1. Expiries before a
+    // clear (a SACK for DATA last sent on the path) do not count.
+    let observed_pmr = expiries.last().and_then(|e| e.error_count.checked_sub(1));
     let link_down = config
         .anchors
         .iter()

@@ -263,6 +263,7 @@ impl HandoverEngine {
                 already_acked,
                 previous_path,
                 timeout_of,
+                error_count,
             } => {
                 let mark = Mark { frame, time };
                 let d = &mut self.assoc(association).directions[sender];
@@ -297,7 +298,8 @@ impl HandoverEngine {
                     }
                     d.note_retransmission(tsn, already_acked);
                     if let Some(failed) = timeout_of {
-                        self.record_expiry(association, sender, failed, frame, time, tsn);
+                        let errors = error_count.unwrap_or_default();
+                        self.record_expiry(association, sender, failed, frame, time, tsn, errors);
                     }
                 }
             }

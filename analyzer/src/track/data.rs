@@ -45,7 +45,7 @@ impl Tracker {
             (DataClass::Retransmission { previous_time, .. }, Some(pp)) => {
                 let p = &mut a.paths[usize::from(pp)];
                 let t = p.record_timeout(ctx.time, previous_time, burst, rto_max, pmr);
-                Some((pp, t))
+                Some((pp, t, p.error_count))
             }
             _ => None,
         };
@@ -60,6 +60,7 @@ impl Tracker {
             already_acked,
             previous_path: previous,
             timeout_of,
+            error_count: charge.map(|(_, _, n)| n),
         });
         match class {
             DataClass::New => {
@@ -113,7 +114,7 @@ impl Tracker {
                     already_acked,
                     fast,
                 }));
-                if let Some((pp, t)) = charge {
+                if let Some((pp, t, _)) = charge {
                     self.transition(ctx, pp, t, sink);
                 }
             }
