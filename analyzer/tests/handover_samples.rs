@@ -155,6 +155,14 @@ fn bokor_failover_counter_cleared_between_expiries() {
         .collect();
     assert_eq!(counts, vec![(46, 1), (60, 0), (62, 1), (64, 2), (67, 3)]);
     assert_eq!(f.observed_pmr, Some(2));
+    // The expiries from the third on retransmit on the primary itself,
+    // which restarts its T3 timer: each later expiry comes one RTO (and a
+    // tick) after. The second, seen late, implies 237 ms; the median is
+    // the configured 200 ms within a tick.
+    let implied: Vec<i64> = f.implied_rto_ms.iter().map(|x| x.round() as i64).collect();
+    assert_eq!(implied, vec![237, 210, 210, 210]);
+    let rto = f.rto_estimate_ms.expect("RTO estimate");
+    assert!((200.0..=210.5).contains(&rto), "RTO estimate {rto} ms");
     // Without the sender's RTO.Max the held-back expiry counts after the
     // clear: one too many.
     options.track.rto.max = Nanos::from_millis(60_000);

@@ -13,7 +13,8 @@ use crate::time::{Nanos, Timestamp};
 const EXPIRY_HISTORY: usize = 256;
 
 impl Direction {
-    /// DATA on the failed path after its last expiry restarts its T3 timer.
+    /// DATA on the failed path after its last expiry restarts its T3 timer
+    /// (new DATA, or a retransmission sent on the failed path itself).
     pub(super) fn note_timer_restart(&mut self, path: PathId, mark: Mark) {
         if let Some((failed, e)) = self.expiries.back_mut() {
             if *failed == path && e.timer_restart.is_none() && mark.time >= e.time {

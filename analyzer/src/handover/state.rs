@@ -300,6 +300,10 @@ impl HandoverEngine {
                     if let Some(failed) = timeout_of {
                         let errors = error_count.unwrap_or_default();
                         self.record_expiry(association, sender, failed, frame, time, tsn, errors);
+                        // A retransmission sent on the failed path itself
+                        // (Linux alternates its retransmission path) starts
+                        // its T3 timer again: the restart of this expiry.
+                        self.assoc(association).directions[sender].note_timer_restart(path, mark);
                     }
                 }
             }
