@@ -153,16 +153,19 @@ fn bokor_failover_inference_against_the_kernel() {
     assert!(
         primary_samples
             .iter()
-            .any(|r| r["state"] == "inactive" && time(r) >= unreachable),
-        "SCTP_GET_PEER_ADDR_INFO shows the primary inactive after the notification"
+            .any(|r| r["state"] == "inactive" && time(r) >= add(unreachable, Nanos(-SAMPLE.0))),
+        "SCTP_GET_PEER_ADDR_INFO shows the primary inactive with the notification (the \
+         sampling thread may run before the receiving thread reads it)"
     );
     let kernel_rtos: Vec<u64> = primary_samples
         .iter()
         .filter_map(|r| r["rto_ms"].as_u64())
         .collect();
+    // SRTT is logged with state and RTO changes only: its first sample
+    // after the cut holds the RTT samples the path had.
     let kernel_srtt = primary_samples
         .iter()
-        .rfind(|r| time(r) < link_down)
+        .find(|r| time(r) > link_down)
         .and_then(|r| r["srtt_ms"].as_u64());
     // The primary's error counter (sctp_diag), as sampled while it was the
     // primary (it stays the primary: Linux fails over to another active
@@ -190,6 +193,13 @@ fn bokor_failover_inference_against_the_kernel() {
         previous = *c;
     }
     let at_unreachable = counter.last().map(|(_, c)| *c);
+    // The kernel's counter as sampled just after `t`.
+    let counter_at = |t: Timestamp| {
+        counter
+            .iter()
+            .rfind(|(s, _)| *s <= add(t, SAMPLE))
+            .map_or(0, |(_, c)| *c)
+    };
     assert_eq!(
         at_unreachable,
         Some(u64::from(PMR) + 1),
@@ -311,10 +321,10 @@ fn bokor_failover_inference_against_the_kernel() {
             }
         ),
         analyzer: format!(
-            "expiries charged to it: {}",
+            "expiries charged to it (error count after): {}",
             f.expiries
                 .iter()
-                .map(|e| format!("frame {} {}", e.frame, since(e.time)))
+                .map(|e| format!("frame {} {} ({})", e.frame, since(e.time), e.error_count))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -323,6 +333,29 @@ fn bokor_failover_inference_against_the_kernel() {
                 .iter()
                 .zip(&kernel_charges)
                 .all(|(e, k)| e.time >= add(*k, Nanos(-SAMPLE.0)) && e.time <= add(*k, TICK)),
+    });
+    let counts_differ: Vec<String> = f
+        .expiries
+        .iter()
+        .filter(|e| u64::from(e.error_count) != counter_at(e.time))
+        .map(|e| {
+            format!(
+                "frame {}: {} vs {}",
+                e.frame,
+                e.error_count,
+                counter_at(e.time)
+            )
+        })
+        .collect();
+    rows.push(Row {
+        what: "the error count after each of the analyzer's expiries",
+        kernel: "primary_error_count at the next sample".into(),
+        analyzer: if counts_differ.is_empty() {
+            "the same at every expiry".into()
+        } else {
+            format!("differs: {}", counts_differ.join(", "))
+        },
+        agrees: counts_differ.is_empty(),
     });
     rows.push(Row {
         what: "T3 expiries on all paths until the failover",
@@ -363,7 +396,7 @@ fn bokor_failover_inference_against_the_kernel() {
             at_unreachable.unwrap_or_default()
         ),
         analyzer: format!(
-            "observed_pmr {} (expiries charged to the primary - 1)",
+            "observed_pmr {} (error count at the last expiry - 1)",
             f.observed_pmr.map_or("null".into(), |p| p.to_string())
         ),
         agrees: f.observed_pmr == Some(PMR),
@@ -384,28 +417,33 @@ fn bokor_failover_inference_against_the_kernel() {
         ),
         agrees: switch_lag.0 >= -TICK.0 && switch_lag.0 <= interval.0 + TICK.0,
     });
-    let rto_ok = |x: f64| (x - RTO_MS as f64).abs() <= TICK.as_millis_f64();
+    // A T3 run lasts the RTO, up to a tick longer (HZ = 100) and some
+    // processing.
+    let rto_ok = |x: f64| (0.0..=1.5 * TICK.as_millis_f64()).contains(&(x - RTO_MS as f64));
+    let implied_ok = f.implied_rto_ms.iter().filter(|x| rto_ok(**x)).count();
     rows.push(Row {
         what: "RTO of the primary",
         kernel: format!("spinfo_rto samples {kernel_rtos:?} ms"),
         analyzer: format!(
-            "estimator {} ms; failover rto_estimate {:?} ms from implied {:?} ms",
+            "estimator {} ms; failover rto_estimate {} ms, the median of implied {:?} ms \
+             ({implied_ok} of {} within a tick and a half)",
             old_state.rto.rto.as_millis_f64(),
-            f.rto_estimate_ms.map(round1),
+            f.rto_estimate_ms
+                .map_or("null".into(), |x| round1(x).to_string()),
             f.implied_rto_ms
                 .iter()
                 .map(|x| round1(*x))
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>(),
+            f.implied_rto_ms.len()
         ),
         agrees: kernel_rtos.iter().all(|r| *r == RTO_MS as u64)
-            && rto_ok(old_state.rto.rto.as_millis_f64())
-            && f.rto_estimate_ms.is_some_and(rto_ok)
-            && f.implied_rto_ms.iter().all(|x| rto_ok(*x)),
+            && old_state.rto.rto == Nanos::from_millis(RTO_MS)
+            && f.rto_estimate_ms.is_some_and(rto_ok),
     });
     rows.push(Row {
-        what: "SRTT of the primary before the cut",
+        what: "SRTT of the primary",
         kernel: format!(
-            "{} ms (spinfo_srtt is in jiffies: 10 ms steps)",
+            "{} ms at the first sample after the cut (spinfo_srtt is in jiffies: 10 ms steps)",
             kernel_srtt.map_or("?".into(), |s| s.to_string())
         ),
         analyzer: format!(
@@ -432,11 +470,10 @@ fn bokor_failover_inference_against_the_kernel() {
         );
     }
 
-    // What must hold on every run. The switch follows the kernel's
-    // decision; the analyzer's inferred inactive state is never later
-    // than the kernel's and at most one expiry earlier (it dates an expiry
-    // by its first retransmission, which the congestion window can hold
-    // back past a SACK that clears the counter: docs/harness.md).
+    // What must hold on every run: the switch follows the kernel's
+    // decision, and the analyzer, told the sender's PMR and RTO, infers the
+    // primary inactive at the expiry the kernel gave it up at and observes
+    // the configured PMR (docs/metrics.md, "Inferred path state").
     assert!(
         switch_lag.0 >= -TICK.0 && switch_lag.0 <= interval.0 + 2 * TICK.0,
         "the first new DATA on the alternate path comes {} after the kernel's ADDR_UNREACHABLE",
@@ -444,10 +481,11 @@ fn bokor_failover_inference_against_the_kernel() {
     );
     let d = inactive_delta.expect("the analyzer infers the primary inactive");
     assert!(
-        d.0 <= 2 * TICK.0 && d.0 >= -(Nanos::from_millis(RTO_MS).0 + 2 * TICK.0),
+        d.0.abs() <= TICK.0 + TICK.0 / 2,
         "the analyzer's PathInactive is {} from the kernel's ADDR_UNREACHABLE",
         ms(d)
     );
+    assert_eq!(f.observed_pmr, Some(PMR), "observed PMR");
     if let Some(out) = cleanup {
         let _ = std::fs::remove_dir_all(out);
     }
