@@ -50,26 +50,24 @@ impl Direction {
 }
 
 impl HandoverEngine {
-    /// A timeout-driven retransmission of DATA last sent on `failed`
-    /// (whose error counter it left at `error_count`): part of the current
-    /// expiry burst or the start of a new expiry.
-    #[allow(clippy::too_many_arguments)]
+    /// A timeout-driven retransmission (frame, time, TSN) of DATA last
+    /// sent on `failed`, whose error counter it left at `error_count`: the
+    /// start of a new expiry (as the tracker decided) or part of the
+    /// latest one of that path.
     pub(super) fn record_expiry(
         &mut self,
         association: AssocId,
         sender: EndpointId,
         failed: PathId,
-        frame: u64,
-        time: Timestamp,
-        tsn: u32,
+        (frame, time, tsn): (u64, Timestamp, u32),
+        new_expiry: bool,
         error_count: u32,
     ) {
-        let burst = self.config.expiry_burst;
         let d = &mut self.assoc(association).directions[sender];
-        match d.expiries.back_mut() {
-            Some((p, e)) if *p == failed && time.since(e.last_time) <= burst => {
+        let latest = d.expiries.iter_mut().rev().find(|(p, _)| *p == failed);
+        match latest {
+            Some((_, e)) if !new_expiry => {
                 e.retransmissions += 1;
-                e.last_time = time;
             }
             _ => {
                 if d.expiries.len() == EXPIRY_HISTORY {
@@ -84,7 +82,6 @@ impl HandoverEngine {
                         retransmissions: 1,
                         timer_restart: None,
                         error_count,
-                        last_time: time,
                     },
                 ));
             }

@@ -126,8 +126,6 @@ pub struct Expiry {
     /// "Inferred path state"): its expiries and unanswered HEARTBEATs since
     /// it was last cleared.
     pub error_count: u32,
-    #[serde(skip)]
-    pub(super) last_time: Timestamp,
 }
 
 #[derive(Debug, Clone, Serialize)]

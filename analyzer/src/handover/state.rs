@@ -263,6 +263,7 @@ impl HandoverEngine {
                 already_acked,
                 previous_path,
                 timeout_of,
+                new_expiry,
                 error_count,
             } => {
                 let mark = Mark { frame, time };
@@ -299,7 +300,14 @@ impl HandoverEngine {
                     d.note_retransmission(tsn, already_acked);
                     if let Some(failed) = timeout_of {
                         let errors = error_count.unwrap_or_default();
-                        self.record_expiry(association, sender, failed, frame, time, tsn, errors);
+                        self.record_expiry(
+                            association,
+                            sender,
+                            failed,
+                            (frame, time, tsn),
+                            new_expiry,
+                            errors,
+                        );
                         // A retransmission sent on the failed path itself
                         // (Linux alternates its retransmission path) starts
                         // its T3 timer again: the restart of this expiry.

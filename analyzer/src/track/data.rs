@@ -15,7 +15,6 @@ impl Tracker {
         sink: &mut dyn EventSink,
     ) {
         let pmr = self.config.path_max_retrans;
-        let burst = self.config.expiry_burst;
         let rto_max = self.config.rto.max;
         let a = &mut self.associations[ctx.assoc];
         let dir = &mut a.directions[ctx.sender];
@@ -40,12 +39,12 @@ impl Tracker {
             ),
         };
         // A timeout-driven retransmission charges the path the TSN was last
-        // sent on, once per T3 expiry (burst).
+        // sent on, once per T3 expiry.
         let charge = match (class, timeout_of) {
             (DataClass::Retransmission { previous_time, .. }, Some(pp)) => {
                 let p = &mut a.paths[usize::from(pp)];
-                let t = p.record_timeout(ctx.time, previous_time, burst, rto_max, pmr);
-                Some((pp, t, p.error_count))
+                let (new_expiry, t) = p.record_timeout(ctx.time, previous_time, rto_max, pmr);
+                Some((pp, t, new_expiry, p.error_count))
             }
             _ => None,
         };
@@ -60,7 +59,8 @@ impl Tracker {
             already_acked,
             previous_path: previous,
             timeout_of,
-            error_count: charge.map(|(_, _, n)| n),
+            new_expiry: charge.is_some_and(|(_, _, new, _)| new),
+            error_count: charge.map(|(_, _, _, n)| n),
         });
         match class {
             DataClass::New => {
@@ -113,8 +113,9 @@ impl Tracker {
                     previous_path,
                     already_acked,
                     fast,
+                    t3_expiry: charge.is_some_and(|(_, _, new, _)| new),
                 }));
-                if let Some((pp, t, _)) = charge {
+                if let Some((pp, t, _, _)) = charge {
                     self.transition(ctx, pp, t, sink);
                 }
             }

@@ -42,11 +42,6 @@ pub struct TrackConfig {
     /// Path.Max.Retrans for the inferred active/inactive state (RFC 9260
     /// §16 default 5).
     pub path_max_retrans: u32,
-    /// Timeout-driven retransmissions charged to one path closer together
-    /// than this are one T3 expiry, one error (as
-    /// [`crate::handover::HandoverConfig::expiry_burst`], which groups them
-    /// the same way). Keep it below RTO.Min. Default 100 ms.
-    pub expiry_burst: Nanos,
     /// An association that ended (SHUTDOWN COMPLETE, ABORT, superseded) is
     /// finished once no packet of it came for this long (capture time), so
     /// that late retransmissions still map to it. Default 10 s.
@@ -64,7 +59,6 @@ impl Default for TrackConfig {
         TrackConfig {
             rto: RtoConfig::default(),
             path_max_retrans: 5,
-            expiry_burst: Nanos::from_millis(100),
             end_linger: Nanos::from_millis(10_000),
             idle_timeout: Nanos::from_millis(300_000),
             limits: limits::Limits::default(),

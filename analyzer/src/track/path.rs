@@ -101,10 +101,11 @@ pub struct PathState {
     pub max_error_count: u32,
     pub inactive_transitions: u32,
     pub icmp_errors: u64,
-    /// The last timeout-driven retransmission charged to this path: the
-    /// ones that follow within the expiry burst are the same T3 expiry.
+    /// T3 expiries recognised on this path (charged to its error counter
+    /// or not), and the first retransmission of the latest.
+    pub t3_expiries: u32,
     #[serde(skip)]
-    last_timeout: Option<Timestamp>,
+    last_expiry: Option<Timestamp>,
     /// The last two times the error counter was cleared (a HEARTBEAT ACK,
     /// or a SACK for DATA last sent here, which also restarts the T3 timer).
     #[serde(skip)]
@@ -155,20 +156,23 @@ impl PathState {
             max_error_count: 0,
             inactive_transitions: 0,
             icmp_errors: 0,
-            last_timeout: None,
+            t3_expiries: 0,
+            last_expiry: None,
             last_clear: None,
             previous_clear: None,
         }
     }
 
     /// A timeout-driven retransmission at `time` of DATA last sent here at
-    /// `sent`. RFC 9260 §6.3.3 E1/§8.2 raise the error counter once per
-    /// T3-rtx expiry, and an expiry's retransmissions leave as a burst
-    /// (several packets, spread while the congestion window lets them
-    /// out): only the first retransmission more than `burst` after the
-    /// previous one charged to this path counts. The burst is not cut by a
-    /// counter reset in between (a SACK for another of its TSNs): it is
-    /// still the expiry already counted.
+    /// `sent`; returns whether it is the first of a new T3 expiry, and the
+    /// state transition. RFC 9260 §6.3.3 E1/§8.2 raise the error counter
+    /// once per T3-rtx expiry, and an expiry marks every TSN outstanding on
+    /// the path for retransmission: a TSN belongs to the first expiry of
+    /// its path after it was last sent. So a retransmission starts a new
+    /// expiry only when the path had none since `sent`; the expiry's other
+    /// TSNs, however late the congestion window lets them out (several
+    /// packets, sometimes hundreds of milliseconds later, after a SACK that
+    /// cleared the counter), are the expiry already counted.
     ///
     /// An expiry is seen at its first retransmission, which the congestion
     /// window can hold back past a SACK that clears the counter (a SACK for
@@ -183,15 +187,18 @@ impl PathState {
         &mut self,
         time: Timestamp,
         sent: Option<Timestamp>,
-        burst: Nanos,
         rto_max: Nanos,
         path_max_retrans: u32,
-    ) -> Option<Transition> {
-        let same_expiry = self.last_timeout.is_some_and(|t| time.since(t) <= burst);
-        self.last_timeout = Some(time);
-        if same_expiry {
-            return None;
+    ) -> (bool, Option<Transition>) {
+        let new_expiry = match (sent, self.last_expiry) {
+            (Some(sent), Some(last)) => last <= sent,
+            _ => true,
+        };
+        if !new_expiry {
+            return (false, None);
         }
+        self.last_expiry = Some(time);
+        self.t3_expiries += 1;
         let before_clear = match (sent, self.last_clear) {
             (Some(sent), Some(cleared)) if sent < cleared => {
                 let started = self.previous_clear.map_or(sent, |p| p.max(sent));
@@ -204,9 +211,9 @@ impl PathState {
             _ => false,
         };
         if before_clear {
-            return None;
+            return (true, None);
         }
-        self.record_error(path_max_retrans)
+        (true, self.record_error(path_max_retrans))
     }
 
     /// An unanswered HEARTBEAT or a T3 expiry of DATA last sent here
@@ -272,30 +279,44 @@ mod tests {
     }
 
     #[test]
-    fn one_error_per_expiry_burst() {
+    fn one_error_per_expiry() {
         let a = IpAddr::V4(Ipv4Addr::LOCALHOST);
         let mut p = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
-        let burst = Nanos::from_millis(100);
         let rto_max = Nanos::from_millis(60_000);
         let ms = |m: i64| Timestamp(m * 1_000_000);
-        let sent = Some(ms(700));
-        // One expiry whose retransmissions leave over 50 ms: one error.
-        assert_eq!(p.record_timeout(ms(1000), sent, burst, rto_max, 1), None);
-        assert_eq!(p.record_timeout(ms(1000), sent, burst, rto_max, 1), None);
-        assert_eq!(p.record_timeout(ms(1050), sent, burst, rto_max, 1), None);
-        assert_eq!(p.error_count, 1);
-        // A SACK in the middle of the burst clears the counter; the rest of
-        // the burst is the expiry already counted.
-        p.record_success(ms(1060));
-        assert_eq!(p.record_timeout(ms(1100), sent, burst, rto_max, 1), None);
-        assert_eq!(p.error_count, 0);
-        // The next expiries, an RTO apart.
-        let sent = Some(ms(1100));
-        assert_eq!(p.record_timeout(ms(1400), sent, burst, rto_max, 1), None);
+        // One expiry at 1000 ms whose TSNs (sent up to 900 ms) leave over
+        // 300 ms, while the window lets them out: one error.
         assert_eq!(
-            p.record_timeout(ms(1800), sent, burst, rto_max, 1),
-            Some(Transition::BecameInactive(2))
+            p.record_timeout(ms(1000), Some(ms(700)), rto_max, 1),
+            (true, None)
         );
+        assert_eq!(
+            p.record_timeout(ms(1000), Some(ms(750)), rto_max, 1),
+            (false, None)
+        );
+        assert_eq!(
+            p.record_timeout(ms(1050), Some(ms(800)), rto_max, 1),
+            (false, None)
+        );
+        // A SACK in the middle clears the counter; the rest is the expiry
+        // already counted.
+        p.record_success(ms(1060));
+        assert_eq!(
+            p.record_timeout(ms(1300), Some(ms(900)), rto_max, 1),
+            (false, None)
+        );
+        assert_eq!((p.error_count, p.t3_expiries), (0, 1));
+        // The next expiries: of TSNs sent after the previous one (its own
+        // retransmission included).
+        assert_eq!(
+            p.record_timeout(ms(1400), Some(ms(1000)), rto_max, 1),
+            (true, None)
+        );
+        assert_eq!(
+            p.record_timeout(ms(1800), Some(ms(1400)), rto_max, 1),
+            (true, Some(Transition::BecameInactive(2)))
+        );
+        assert_eq!(p.t3_expiries, 3);
     }
 
     #[test]
@@ -307,40 +328,46 @@ mod tests {
         // 587 ms cleared the counter (the kernel's count: 0).
         let a = IpAddr::V4(Ipv4Addr::LOCALHOST);
         let mut p = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
-        let burst = Nanos::from_millis(100);
         let ms = |m: i64| Timestamp(m * 1_000_000);
         let rto_max = Nanos::from_millis(200);
         p.record_success(ms(97));
         assert_eq!(
-            p.record_timeout(ms(307), Some(ms(0)), burst, rto_max, 2),
-            None
+            p.record_timeout(ms(307), Some(ms(0)), rto_max, 2),
+            (true, None)
         );
         assert_eq!(p.error_count, 1);
         p.record_success(ms(587));
         assert_eq!(
-            p.record_timeout(ms(587), Some(ms(348)), burst, rto_max, 2),
-            None
+            p.record_timeout(ms(587), Some(ms(348)), rto_max, 2),
+            (true, None)
         );
         assert_eq!(p.error_count, 0, "it timed out before the clear");
         // The next ones count: 797, 1008 and the third, 1217 ms.
-        p.record_timeout(ms(797), Some(ms(587)), burst, rto_max, 2);
-        p.record_timeout(ms(1008), Some(ms(797)), burst, rto_max, 2);
+        p.record_timeout(ms(797), Some(ms(587)), rto_max, 2);
+        p.record_timeout(ms(1008), Some(ms(797)), rto_max, 2);
         assert_eq!(
-            p.record_timeout(ms(1217), Some(ms(1008)), burst, rto_max, 2),
-            Some(Transition::BecameInactive(3))
+            p.record_timeout(ms(1217), Some(ms(1008)), rto_max, 2),
+            (true, Some(Transition::BecameInactive(3)))
+        );
+        assert_eq!(p.t3_expiries, 5);
+        // A TSN of an earlier expiry held back until after the last one
+        // is not another expiry.
+        assert_eq!(
+            p.record_timeout(ms(1437), Some(ms(589)), rto_max, 2),
+            (false, None)
         );
         // Without the sender's RTO.Max the held-back expiry counts.
         let mut q = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
         q.record_success(ms(97));
         q.record_success(ms(587));
-        q.record_timeout(ms(587), Some(ms(348)), burst, Nanos::from_millis(60_000), 2);
+        q.record_timeout(ms(587), Some(ms(348)), Nanos::from_millis(60_000), 2);
         assert_eq!(q.error_count, 1);
         // Nor does the rule apply when an acknowledgement after the send
         // may have restarted the timer.
         let mut r = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
         r.record_success(ms(500));
         r.record_success(ms(587));
-        r.record_timeout(ms(700), Some(ms(348)), burst, rto_max, 2);
+        r.record_timeout(ms(700), Some(ms(348)), rto_max, 2);
         assert_eq!(r.error_count, 1);
     }
 }
