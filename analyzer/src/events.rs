@@ -66,6 +66,14 @@ pub enum Observation {
         /// For retransmissions: a timeout-driven copy (neither fast nor of
         /// an acknowledged TSN) of DATA last sent on `previous_path`.
         timeout_of: Option<PathId>,
+        /// For timeout-driven copies: the first retransmission of a new T3
+        /// expiry of `timeout_of` (the path had none since the TSN was last
+        /// sent), not a later one of an expiry already seen.
+        new_expiry: bool,
+        /// For timeout-driven copies: the error counter of `timeout_of`
+        /// after this copy (its T3 expiries and unanswered HEARTBEATs since
+        /// it was last cleared; docs/metrics.md, "Inferred path state").
+        error_count: Option<u32>,
     },
     /// A TSN newly covered by a SACK (cumulatively or by a gap block).
     /// Its effective transmission is its last transmission before now.
@@ -231,6 +239,9 @@ pub enum EventKind {
         already_acked: bool,
         /// Three or more SACKs had reported it missing: fast retransmit.
         fast: bool,
+        /// A timeout-driven copy that starts a new T3 expiry of
+        /// `previous_path` (docs/metrics.md, "Inferred path state").
+        t3_expiry: bool,
     },
     PathInactive {
         path: PathId,

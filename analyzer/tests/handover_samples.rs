@@ -128,3 +128,45 @@ fn bokor_return_link_availability_recognition() {
     let hb = r.link_up_to_heartbeat.ms.expect("value");
     assert!(hb <= 200.0 + 1.5 * 500.0, "{hb} ms");
 }
+
+#[test]
+fn bokor_failover_counter_cleared_between_expiries() {
+    // A sweep run (RTO 200 ms, PMR 2) with five T3 expiries charged to the
+    // cut primary. TSN 24, timed out on the alternate, is resent on the
+    // primary (frame 58); the SACK for it (frame 59, acknowledging its
+    // copy on the alternate) clears the primary's counter; the primary's
+    // second expiry, which came before (TSNs 25-26 sent at frames 50/52,
+    // 200 ms earlier), only shows after it (frames 60-61). The kernel
+    // counts the last three (the harness test kernel_truth reads its
+    // counter): PMR 2, not 4.
+    let capture =
+        common::repo_root().join("sample-sweeps/bokor-failover/rto=200,pmr=2/r01/cn.pcap");
+    let mut options = AnalysisOptions::default();
+    options.track.path_max_retrans = 2;
+    options.track.rto.min = Nanos::from_millis(200);
+    options.track.rto.max = Nanos::from_millis(200);
+    options.handover.rto_max = Some(Nanos::from_millis(200));
+    let a = analyze_file(&capture, &options).expect("analysable");
+    let f = a.handovers[0].failover.as_ref().expect("failover");
+    let counts: Vec<(u64, u32)> = f
+        .expiries
+        .iter()
+        .map(|e| (e.frame, e.error_count))
+        .collect();
+    assert_eq!(counts, vec![(46, 1), (60, 0), (62, 1), (64, 2), (67, 3)]);
+    assert_eq!(f.observed_pmr, Some(2));
+    // The expiries from the third on retransmit on the primary itself,
+    // which restarts its T3 timer: each later expiry comes one RTO (and a
+    // tick) after. The second, seen late, implies 237 ms; the median is
+    // the configured 200 ms within a tick.
+    let implied: Vec<i64> = f.implied_rto_ms.iter().map(|x| x.round() as i64).collect();
+    assert_eq!(implied, vec![237, 210, 210, 210]);
+    let rto = f.rto_estimate_ms.expect("RTO estimate");
+    assert!((200.0..=210.5).contains(&rto), "RTO estimate {rto} ms");
+    // Without the sender's RTO.Max the held-back expiry counts after the
+    // clear: one too many.
+    options.track.rto.max = Nanos::from_millis(60_000);
+    let a = analyze_file(&capture, &options).expect("analysable");
+    let f = a.handovers[0].failover.as_ref().expect("failover");
+    assert_eq!(f.observed_pmr, Some(3));
+}

@@ -218,10 +218,32 @@ fn bokor_failover_correspondent_capture() {
         .expect("path to alternate");
     let primary = &assoc.paths[usize::from(to_primary)];
     let alternate = &assoc.paths[usize::from(to_alternate)];
-    // The cut primary path ends inactive with unanswered heartbeats; the
-    // alternate (90 ms one way) is confirmed and carries the rest.
-    assert!(!primary.active);
+    // The cut primary path: three T3 expiries (one error each, RFC 9260
+    // §8.2, however many packets each retransmits) and two unanswered
+    // HEARTBEATs (frames 95 and 134, each found unanswered by the next:
+    // 134, 161) make five errors, never cleared: inactive with the
+    // sender's Path.Max.Retrans (2, at the third expiry, frame 75), not
+    // with the RFC default 5 (five errors do not exceed it). The alternate
+    // (90 ms one way) is confirmed and carries the rest.
+    assert!(primary.active);
+    assert_eq!((primary.max_error_count, primary.error_count), (5, 5));
+    assert_eq!(primary.heartbeats_unanswered, 2);
     assert_eq!(primary.heartbeats_acked, 0);
+    let mut options = AnalysisOptions::default();
+    options.track.path_max_retrans = 2;
+    let with_pmr_2 =
+        analyze_file(&common::sample("bokor-failover", "cn"), &options).expect("analysable");
+    let inactive: Vec<(u64, u32)> = with_pmr_2
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::PathInactive { path, error_count } if path == to_primary => {
+                Some((e.frame, error_count))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(inactive, vec![(75, 3)]);
     assert!(alternate.active);
     assert!(alternate.confirmed_frame.is_some());
     // Before the cut the MN answers the probe of .102 (90 ms one way) from

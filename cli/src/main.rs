@@ -144,10 +144,6 @@ struct AnalysisArgs {
     /// it, a harness run's events.jsonl beside a capture is used.
     #[arg(long, value_name = "FILE")]
     events: Option<PathBuf>,
-    /// Timeout retransmissions closer than this are one T3 expiry (ms);
-    /// keep it below the sender's RTO.Min.
-    #[arg(long, default_value_t = 100)]
-    expiry_burst_ms: i64,
     /// Where the capture was taken; recorded with the handover results.
     /// Without it, a harness capture named mn.pcap / cn.pcap says.
     #[arg(long, value_enum, default_value_t = Point::Unknown)]
@@ -237,7 +233,6 @@ fn analysis_options(args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
         options.frame_filter = Some(std::sync::Arc::new(BpfFilter::new(expr)?));
     }
     options.handover.rto_max = Some(options.track.rto.max);
-    options.handover.expiry_burst = Nanos::from_millis(args.expiry_burst_ms);
     options.handover.capture_point = match args.capture_point {
         Point::Mn => CapturePoint::Mn,
         Point::Cn => CapturePoint::Cn,

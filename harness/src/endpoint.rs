@@ -1,9 +1,11 @@
 //! The two endpoints, each a process inside its namespace. The mobile
 //! node (MN) connects, sends and receives, and executes the timeline,
 //! logging CLOCK_REALTIME immediately before and after each syscall; the
-//! correspondent node (CN) accepts and exchanges traffic.
+//! correspondent node (CN) accepts and exchanges traffic. Both log their
+//! kernel's view of the association (crate::kernel).
 
 use crate::eventlog::{epoch_string, now_ns, EventLog, Record};
+use crate::kernel::{self, Sampler};
 use crate::netlink::{self, Netlink, IFA_F_NODAD};
 use crate::scenario::{ActionKind, Scenario};
 use crate::sctp_sys::SctpSocket;
@@ -25,11 +27,15 @@ struct Traffic {
     threads: Vec<std::thread::JoinHandle<()>>,
 }
 
+/// Sends (when `send`) and receives on `sock`; the receiver also reads the
+/// kernel's notifications and logs them as `node`'s.
 fn start_traffic(
     sock: &SctpSocket,
     send: bool,
     bytes: usize,
     interval_ms: u64,
+    log: Arc<EventLog>,
+    node: &'static str,
 ) -> anyhow::Result<Traffic> {
     let stop = Arc::new(AtomicBool::new(false));
     let sent = Arc::new(AtomicU64::new(0));
@@ -63,9 +69,10 @@ fn start_traffic(
     threads.push(std::thread::spawn(move || {
         let mut buf = vec![0u8; 65536];
         while !stop2.load(Ordering::Relaxed) {
-            match rx.recv(&mut buf) {
-                Ok(0) => break,
-                Ok(_) => {
+            match rx.recvmsg(&mut buf) {
+                Ok((0, _)) => break,
+                Ok((n, true)) => kernel::log_notification(&log, node, now_ns(), &buf[..n]),
+                Ok((_, false)) => {
                     received2.fetch_add(1, Ordering::Relaxed);
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
@@ -111,10 +118,13 @@ fn apply_params(sock: &SctpSocket, s: &Scenario) -> anyhow::Result<()> {
 }
 
 pub fn run_cn(s: &Scenario, run_dir: &Path) -> anyhow::Result<()> {
+    let log = Arc::new(EventLog::append(&run_dir.join("events.jsonl"))?);
     let cn: IpAddr = s.topology.cn_address.parse()?;
     let listener = SctpSocket::new(s.topology.ipv6).context("CN socket")?;
     listener.set_reuseaddr().context("CN SO_REUSEADDR")?;
     apply_params(&listener, s)?;
+    // The accepted association inherits the subscription.
+    listener.subscribe_addr_change().context("CN SCTP_EVENT")?;
     listener
         .bind(SocketAddr::new(cn, s.topology.port))
         .context("CN bind")?;
@@ -122,14 +132,16 @@ pub fn run_cn(s: &Scenario, run_dir: &Path) -> anyhow::Result<()> {
     println!("CN-READY");
     let sock = listener.accept().context("CN accept")?;
     sock.set_nodelay()?;
+    let sampler = Sampler::start(&sock, s.topology.ipv6, log.clone(), "cn")?;
     let t = &s.traffic;
-    let traffic = start_traffic(&sock, t.cn_to_mn, t.message_bytes, t.interval_ms)?;
+    let traffic = start_traffic(&sock, t.cn_to_mn, t.message_bytes, t.interval_ms, log, "cn")?;
     // Runs until the MN shuts the association down (receiver sees EOF) or
     // the guest driver kills this process.
     while !traffic.threads.last().is_some_and(|h| h.is_finished()) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let (sent, received) = traffic.finish();
+    sampler.finish();
     std::fs::write(
         run_dir.join("cn-stats.json"),
         format!("{{\"messages_sent\": {sent}, \"messages_received\": {received}}}\n"),
@@ -171,7 +183,7 @@ fn wait_usable(addr: IpAddr, v6: bool) -> anyhow::Result<i64> {
 }
 
 pub fn run_mn(s: &Scenario, run_dir: &Path) -> anyhow::Result<()> {
-    let log = EventLog::append(&run_dir.join("events.jsonl"))?;
+    let log = Arc::new(EventLog::append(&run_dir.join("events.jsonl"))?);
     let v6 = s.topology.ipv6;
     let port = s.topology.port;
     let cn = socket_addr(&s.topology.cn_address, port)?;
@@ -191,6 +203,7 @@ pub fn run_mn(s: &Scenario, run_dir: &Path) -> anyhow::Result<()> {
 
     let sock = SctpSocket::new(v6)?;
     apply_params(&sock, s)?;
+    sock.subscribe_addr_change().context("MN SCTP_EVENT")?;
     let mut binds = s.topology.mn_bind.iter();
     let first = binds.next().context("mn_bind is empty")?;
     sock.bind(socket_addr(first, port)?).context("MN bind")?;
@@ -213,8 +226,16 @@ pub fn run_mn(s: &Scenario, run_dir: &Path) -> anyhow::Result<()> {
         error: None,
     });
     sock.set_nodelay()?;
+    let sampler = Sampler::start(&sock, v6, log.clone(), "mn")?;
     let t = &s.traffic;
-    let traffic = start_traffic(&sock, t.mn_to_cn, t.message_bytes, t.interval_ms)?;
+    let traffic = start_traffic(
+        &sock,
+        t.mn_to_cn,
+        t.message_bytes,
+        t.interval_ms,
+        log.clone(),
+        "mn",
+    )?;
     let origin = Instant::now();
 
     let mut timeline = s.timeline.clone();
@@ -312,6 +333,7 @@ pub fn run_mn(s: &Scenario, run_dir: &Path) -> anyhow::Result<()> {
     }
     let (sent, received) = traffic.finish();
     log.mark("traffic_end", None, None, now_ns());
+    sampler.finish();
     drop(sock); // close(2): graceful SHUTDOWN
     std::fs::write(
         run_dir.join("mn-stats.json"),

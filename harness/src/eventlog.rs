@@ -52,6 +52,12 @@ impl EventLog {
     }
 
     pub fn write(&self, record: &Record<'_>) {
+        self.write_json(record);
+    }
+
+    /// Writes any record as one line (one write(2) on an O_APPEND file, so
+    /// the MN and CN processes can share the log).
+    pub fn write_json(&self, record: &impl Serialize) {
         let mut line = serde_json::to_string(record).unwrap_or_default();
         line.push('\n');
         if let Ok(mut f) = self.file.lock() {

@@ -16,8 +16,9 @@ use std::time::{Duration, Instant};
 const MN_GRACE: Duration = Duration::from_secs(20);
 
 fn load_modules(modroot: &Path) -> anyhow::Result<()> {
-    // hmac: SCTP signs its state cookies with HMAC-SHA1 by default.
-    for m in ["sctp", "hmac", "veth", "sch_netem", "bridge"] {
+    // hmac: SCTP signs its state cookies with HMAC-SHA1 by default;
+    // sctp_diag: the endpoints read their association's error counters.
+    for m in ["sctp", "sctp_diag", "hmac", "veth", "sch_netem", "bridge"] {
         topology::run(&["modprobe", "-d", &modroot.to_string_lossy(), m])
             .with_context(|| format!("loading kernel module {m}"))?;
     }

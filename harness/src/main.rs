@@ -4,6 +4,7 @@
 mod endpoint;
 mod eventlog;
 mod guest;
+mod kernel;
 mod netlink;
 mod runner;
 mod scenario;

@@ -197,3 +197,204 @@ pub fn ifindex_in(netns: &str, name: &str) -> io::Result<u32> {
         .unwrap_or_else(|_| Err(io::Error::other("ifindex thread panicked")))
     })
 }
+
+/// NETLINK_SOCK_DIAG (include/uapi/linux/sock_diag.h, inet_diag.h).
+const NETLINK_SOCK_DIAG: libc::c_int = 4;
+const SOCK_DIAG_BY_FAMILY: u16 = 20;
+const NLM_F_DUMP: u16 = 0x300;
+const NLMSG_DONE: u16 = 3;
+/// inet_diag attribute carrying the protocol's info struct.
+const INET_DIAG_INFO: u16 = 2;
+/// `struct inet_diag_msg`: family, state, timer, retrans, the 48-byte
+/// socket id, then five u32.
+const INET_DIAG_MSG_LEN: usize = 72;
+/// TCP_ESTABLISHED..TCP_CLOSING without TCP_LISTEN (bit 10): associations
+/// only, not listening endpoints.
+const DIAG_STATES: u32 = 0xffff & !(1 << 10);
+
+/// `struct sctp_info` (include/uapi/linux/sctp.h), what sctp_diag reports
+/// for an association; the fields before `p_error` matter here.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SctpInfo {
+    pub tag: u32,
+    pub state: u32,
+    pub rwnd: u32,
+    pub unackdata: u16,
+    pub penddata: u16,
+    pub instrms: u16,
+    pub outstrms: u16,
+    pub fragmentation_point: u32,
+    pub inqueue: u32,
+    pub outqueue: u32,
+    /// asoc->overall_error_count.
+    pub overall_error: u32,
+    pub max_burst: u32,
+    pub maxseg: u32,
+    pub peer_rwnd: u32,
+    pub peer_tag: u32,
+    pub peer_capable: u8,
+    pub peer_sack: u8,
+    pub reserved1: u16,
+    pub counters: [u64; 14],
+    pub p_address: libc::sockaddr_storage,
+    pub p_state: i32,
+    pub p_cwnd: u32,
+    pub p_srtt: u32,
+    pub p_rto: u32,
+    pub p_hbinterval: u32,
+    pub p_pathmaxrxt: u32,
+    pub p_sackdelay: u32,
+    pub p_sackfreq: u32,
+    pub p_ssthresh: u32,
+    pub p_partial_bytes_acked: u32,
+    pub p_flight_size: u32,
+    /// The primary path's error counter (transport->error_count).
+    pub p_error: u16,
+    pub reserved2: u16,
+    pub s_autoclose: u32,
+    pub s_adaptation_ind: u32,
+    pub s_pd_point: u32,
+    pub s_flags: [u8; 4],
+    pub s_type: u32,
+    pub reserved3: u32,
+}
+
+/// A sock_diag client for SCTP associations in this namespace.
+pub struct SctpDiag {
+    fd: OwnedFd,
+    family: u8,
+    seq: u32,
+}
+
+impl SctpDiag {
+    /// Opens a NETLINK_SOCK_DIAG socket for associations of `v6` or IPv4
+    /// sockets (needs the sctp_diag module).
+    pub fn open(v6: bool) -> io::Result<Self> {
+        // SAFETY: plain socket(2).
+        let fd = unsafe {
+            libc::socket(
+                libc::AF_NETLINK,
+                libc::SOCK_RAW | libc::SOCK_CLOEXEC,
+                NETLINK_SOCK_DIAG,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let family = (if v6 { libc::AF_INET6 } else { libc::AF_INET }) as u8;
+        // SAFETY: fd is new and owned here.
+        Ok(SctpDiag {
+            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            family,
+            seq: 1,
+        })
+    }
+
+    /// The `struct sctp_info` of every association in the namespace.
+    pub fn associations(&mut self) -> io::Result<Vec<SctpInfo>> {
+        self.seq += 1;
+        // nlmsghdr, then struct inet_diag_req_v2: family, protocol,
+        // ext (bit INET_DIAG_INFO - 1), pad, states, a zero socket id.
+        let mut msg = Vec::with_capacity(16 + 56);
+        msg.extend_from_slice(&(16u32 + 56).to_ne_bytes());
+        msg.extend_from_slice(&SOCK_DIAG_BY_FAMILY.to_ne_bytes());
+        msg.extend_from_slice(&(NLM_F_REQUEST | NLM_F_DUMP).to_ne_bytes());
+        msg.extend_from_slice(&self.seq.to_ne_bytes());
+        msg.extend_from_slice(&0u32.to_ne_bytes());
+        msg.extend_from_slice(&[
+            self.family,
+            crate::sctp_sys::IPPROTO_SCTP as u8,
+            1 << (INET_DIAG_INFO - 1),
+            0,
+        ]);
+        msg.extend_from_slice(&DIAG_STATES.to_ne_bytes());
+        msg.resize(16 + 56, 0);
+        // SAFETY: msg is readable; the socket's default peer is the kernel.
+        if unsafe { libc::send(self.fd.as_raw_fd(), msg.as_ptr().cast(), msg.len(), 0) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; 32768];
+        loop {
+            // SAFETY: buf is writable.
+            let n =
+                unsafe { libc::recv(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+            if n < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let mut at = 0;
+            let n = n as usize;
+            while at + 16 <= n {
+                let len = u32::from_ne_bytes(buf[at..at + 4].try_into().expect("4")) as usize;
+                let kind = u16::from_ne_bytes([buf[at + 4], buf[at + 5]]);
+                if len < 16 || at + len > n {
+                    return Err(io::Error::other("bad sock_diag message"));
+                }
+                match kind {
+                    NLMSG_DONE => return Ok(out),
+                    NLMSG_ERROR => {
+                        let code = i32::from_ne_bytes(buf[at + 16..at + 20].try_into().expect("4"));
+                        return Err(io::Error::from_raw_os_error(-code));
+                    }
+                    SOCK_DIAG_BY_FAMILY => {
+                        if let Some(info) = info_attr(&buf[at + 16..at + len]) {
+                            out.push(info);
+                        }
+                    }
+                    _ => {}
+                }
+                at += align4(len);
+            }
+        }
+    }
+}
+
+/// The INET_DIAG_INFO attribute of one inet_diag_msg, as `struct sctp_info`.
+fn info_attr(body: &[u8]) -> Option<SctpInfo> {
+    let mut at = INET_DIAG_MSG_LEN;
+    while at + 4 <= body.len() {
+        let len = usize::from(u16::from_ne_bytes([body[at], body[at + 1]]));
+        let kind = u16::from_ne_bytes([body[at + 2], body[at + 3]]);
+        if len < 4 || at + len > body.len() {
+            return None;
+        }
+        if kind == INET_DIAG_INFO && len - 4 >= size_of::<SctpInfo>() {
+            // SAFETY: the attribute holds a whole struct sctp_info (plain
+            // old data); read_unaligned copes with its alignment.
+            return Some(unsafe { std::ptr::read_unaligned(body[at + 4..].as_ptr().cast()) });
+        }
+        at += align4(len);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sctp_info_layout_matches_the_uapi_header() {
+        assert_eq!(size_of::<SctpInfo>(), 368);
+        assert_eq!(std::mem::offset_of!(SctpInfo, overall_error), 32);
+        assert_eq!(std::mem::offset_of!(SctpInfo, counters), 56);
+        assert_eq!(std::mem::offset_of!(SctpInfo, p_address), 168);
+        assert_eq!(std::mem::offset_of!(SctpInfo, p_state), 296);
+        assert_eq!(std::mem::offset_of!(SctpInfo, p_error), 340);
+        assert_eq!(std::mem::offset_of!(SctpInfo, s_autoclose), 344);
+    }
+
+    #[test]
+    fn info_attribute_found_after_padding() {
+        let mut body = vec![0u8; INET_DIAG_MSG_LEN];
+        // An 8-byte pad attribute (as nla_reserve_64bit adds), then INFO.
+        push_attr(&mut body, 8, &[0; 4]);
+        let mut info = vec![0u8; size_of::<SctpInfo>()];
+        info[0..4].copy_from_slice(&7u32.to_ne_bytes());
+        info[340..342].copy_from_slice(&3u16.to_ne_bytes());
+        push_attr(&mut body, INET_DIAG_INFO, &info);
+        let i = info_attr(&body).expect("found");
+        assert_eq!((i.tag, i.p_error), (7, 3));
+        assert!(info_attr(&body[..INET_DIAG_MSG_LEN + 8]).is_none());
+    }
+}

@@ -1,6 +1,7 @@
 //! The kernel SCTP socket API (include/uapi/linux/sctp.h) through libc.
 //! Several option structs are `__attribute__((packed, aligned(4)))` there:
-//! their layouts are reproduced with `repr(C, packed(4))`.
+//! their layouts are reproduced with `repr(C, packed(4))` (a unit test pins
+//! each size and the offsets that packing moves).
 
 use std::io;
 use std::mem::size_of;
@@ -20,6 +21,14 @@ const SCTP_SET_PEER_PRIMARY_ADDR: libc::c_int = 5;
 const SCTP_PRIMARY_ADDR: libc::c_int = 6;
 const SCTP_SOCKOPT_BINDX_ADD: libc::c_int = 100;
 const SCTP_SOCKOPT_BINDX_REM: libc::c_int = 101;
+const SCTP_STATUS: libc::c_int = 14;
+const SCTP_GET_PEER_ADDR_INFO: libc::c_int = 15;
+const SCTP_GET_PEER_ADDRS: libc::c_int = 108;
+const SCTP_EVENT: libc::c_int = 127;
+/// `enum sctp_sn_type`: SCTP_SN_TYPE_BASE (1 << 15) + 2.
+const SCTP_PEER_ADDR_CHANGE: u16 = (1 << 15) + 2;
+/// recvmsg(2) msg_flags: the message is a notification, not user data.
+const MSG_NOTIFICATION: libc::c_int = 0x8000;
 
 /// `struct sctp_prim` / `struct sctp_setpeerprim`: assoc id then a
 /// sockaddr_storage, packed, aligned(4).
@@ -61,6 +70,210 @@ struct SackInfo {
     assoc_id: i32,
     delay: u32,
     freq: u32,
+}
+
+/// `struct sctp_event` (SCTP_EVENT, Linux 5.0+): 7 bytes of fields, 8
+/// with padding.
+#[repr(C)]
+struct SctpEvent {
+    assoc_id: i32,
+    kind: u16,
+    on: u8,
+}
+
+/// `struct sctp_paddrinfo`: packed, aligned(4) — the sockaddr_storage
+/// (alignment 8) starts at offset 4, 152 bytes in all.
+#[repr(C, packed(4))]
+#[derive(Clone, Copy)]
+struct PaddrInfo {
+    assoc_id: i32,
+    address: libc::sockaddr_storage,
+    state: i32,
+    cwnd: u32,
+    /// transport->srtt as the kernel keeps it: in jiffies, unlike
+    /// spinfo_rto which it converts to ms.
+    srtt: u32,
+    rto: u32,
+    mtu: u32,
+}
+
+/// `struct sctp_status` (not packed itself; its last member is the packed
+/// sctp_paddrinfo of the primary path).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Status {
+    assoc_id: i32,
+    state: i32,
+    rwnd: u32,
+    unackdata: u16,
+    penddata: u16,
+    instrms: u16,
+    outstrms: u16,
+    fragmentation_point: u32,
+    primary: PaddrInfo,
+}
+
+/// `struct sctp_paddr_change` (SCTP_PEER_ADDR_CHANGE notification):
+/// packed, aligned(4), 148 bytes.
+#[repr(C, packed(4))]
+struct PaddrChange {
+    kind: u16,
+    flags: u16,
+    length: u32,
+    address: libc::sockaddr_storage,
+    state: i32,
+    error: i32,
+    assoc_id: i32,
+}
+
+/// The kernel's view of one peer address (SCTP_GET_PEER_ADDR_INFO).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerAddrInfo {
+    pub address: SocketAddr,
+    /// `enum sctp_spinfo_state`, see [`path_state_name`].
+    pub state: i32,
+    pub cwnd: u32,
+    pub srtt_jiffies: u32,
+    pub rto_ms: u32,
+    pub mtu: u32,
+}
+
+/// The association's status (SCTP_STATUS) with its primary path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AssocStatus {
+    /// `enum sctp_sstat_state`, see [`assoc_state_name`].
+    pub state: i32,
+    pub rwnd: u32,
+    pub unackdata: u16,
+    pub penddata: u16,
+    pub primary: Option<PeerAddrInfo>,
+}
+
+/// An SCTP_PEER_ADDR_CHANGE notification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddrChange {
+    pub address: Option<SocketAddr>,
+    /// `enum sctp_spc_state`, see [`addr_change_name`].
+    pub state: i32,
+    /// `enum sctp_sn_error`, see [`sn_error_name`].
+    pub error: i32,
+}
+
+/// `enum sctp_spinfo_state` (transport state).
+pub fn path_state_name(state: i32) -> &'static str {
+    match state {
+        0 => "inactive",
+        1 => "potentially_failed",
+        2 => "active",
+        3 => "unconfirmed",
+        0xffff => "unknown",
+        _ => "other",
+    }
+}
+
+/// `enum sctp_sstat_state` (association state).
+pub fn assoc_state_name(state: i32) -> &'static str {
+    match state {
+        0 => "empty",
+        1 => "closed",
+        2 => "cookie_wait",
+        3 => "cookie_echoed",
+        4 => "established",
+        5 => "shutdown_pending",
+        6 => "shutdown_sent",
+        7 => "shutdown_received",
+        8 => "shutdown_ack_sent",
+        _ => "other",
+    }
+}
+
+/// `enum sctp_spc_state` (what happened to a peer address).
+pub fn addr_change_name(state: i32) -> &'static str {
+    match state {
+        0 => "available",
+        1 => "unreachable",
+        2 => "removed",
+        3 => "added",
+        4 => "made_primary",
+        5 => "confirmed",
+        6 => "potentially_failed",
+        _ => "other",
+    }
+}
+
+/// `enum sctp_sn_error` (spc_error of an address change).
+pub fn sn_error_name(error: i32) -> &'static str {
+    match error {
+        0 => "failed_threshold",
+        1 => "received_sack",
+        2 => "heartbeat_success",
+        3 => "response_to_user_req",
+        4 => "internal_error",
+        5 => "shutdown_guard_expires",
+        6 => "peer_faulty",
+        _ => "other",
+    }
+}
+
+/// Reads a sockaddr_in / sockaddr_in6 from the start of `b`; returns it
+/// and its length.
+pub fn read_sockaddr(b: &[u8]) -> Option<(SocketAddr, usize)> {
+    let family = i32::from(u16::from_ne_bytes([*b.first()?, *b.get(1)?]));
+    let port = u16::from_be_bytes([*b.get(2)?, *b.get(3)?]);
+    if family == libc::AF_INET {
+        let ip: [u8; 4] = b.get(4..8)?.try_into().ok()?;
+        Some((SocketAddr::new(IpAddr::from(ip), port), 16))
+    } else if family == libc::AF_INET6 {
+        let ip: [u8; 16] = b.get(8..24)?.try_into().ok()?;
+        Some((SocketAddr::new(IpAddr::from(ip), port), 28))
+    } else {
+        None
+    }
+}
+
+fn storage_addr(ss: &libc::sockaddr_storage) -> Option<SocketAddr> {
+    // SAFETY: sockaddr_storage is plain old data of this size.
+    let bytes = unsafe {
+        std::slice::from_raw_parts(
+            (ss as *const libc::sockaddr_storage).cast::<u8>(),
+            size_of::<libc::sockaddr_storage>(),
+        )
+    };
+    read_sockaddr(bytes).map(|(a, _)| a)
+}
+
+/// Parses a notification read with MSG_NOTIFICATION; None unless it is a
+/// complete SCTP_PEER_ADDR_CHANGE.
+pub fn parse_addr_change(b: &[u8]) -> Option<AddrChange> {
+    if b.len() < size_of::<PaddrChange>() {
+        return None;
+    }
+    // SAFETY: b holds at least size_of::<PaddrChange>() bytes and the
+    // struct is plain old data; read_unaligned copes with any alignment.
+    let n: PaddrChange = unsafe { std::ptr::read_unaligned(b.as_ptr().cast()) };
+    if n.kind != SCTP_PEER_ADDR_CHANGE {
+        return None;
+    }
+    let address = n.address;
+    Some(AddrChange {
+        address: storage_addr(&address),
+        state: n.state,
+        error: n.error,
+    })
+}
+
+impl PaddrInfo {
+    fn to_info(self) -> Option<PeerAddrInfo> {
+        let address = self.address;
+        Some(PeerAddrInfo {
+            address: storage_addr(&address)?,
+            state: self.state,
+            cwnd: self.cwnd,
+            srtt_jiffies: self.srtt,
+            rto_ms: self.rto,
+            mtu: self.mtu,
+        })
+    }
 }
 
 pub struct SctpSocket {
@@ -165,6 +378,40 @@ impl SctpSocket {
             )
         })
         .map(|_| ())
+    }
+
+    /// getsockopt(2) into `buf` (which also carries the request); returns
+    /// the length the kernel wrote.
+    fn getsockopt_bytes(&self, name: libc::c_int, buf: &mut [u8]) -> io::Result<usize> {
+        let mut len = buf.len() as libc::socklen_t;
+        // SAFETY: buf is writable for len bytes; len is updated in place.
+        check(unsafe {
+            libc::getsockopt(
+                self.fd.as_raw_fd(),
+                SOL_SCTP,
+                name,
+                buf.as_mut_ptr().cast(),
+                &mut len,
+            )
+        })?;
+        Ok(len as usize)
+    }
+
+    /// getsockopt(2) of a plain struct, `value` carrying the request.
+    fn getsockopt<T: Copy>(&self, name: libc::c_int, value: &mut T) -> io::Result<()> {
+        // SAFETY: T is a plain repr(C) struct: any bytes the kernel writes
+        // into it are a valid value.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut((value as *mut T).cast::<u8>(), size_of::<T>())
+        };
+        let n = self.getsockopt_bytes(name, bytes)?;
+        if n < size_of::<T>() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("getsockopt {name}: {n} bytes, expected {}", size_of::<T>()),
+            ));
+        }
+        Ok(())
     }
 
     fn setsockopt<T>(&self, level: libc::c_int, name: libc::c_int, value: &T) -> io::Result<()> {
@@ -305,6 +552,72 @@ impl SctpSocket {
         self.setsockopt(SOL_SCTP, option, &prim)
     }
 
+    /// SCTP_EVENT: deliver SCTP_PEER_ADDR_CHANGE notifications (read with
+    /// [`SctpSocket::recvmsg`]). On a socket without an association it
+    /// applies to the associations it will have.
+    pub fn subscribe_addr_change(&self) -> io::Result<()> {
+        let event = SctpEvent {
+            assoc_id: 0,
+            kind: SCTP_PEER_ADDR_CHANGE,
+            on: 1,
+        };
+        self.setsockopt(SOL_SCTP, SCTP_EVENT, &event)
+    }
+
+    /// SCTP_GET_PEER_ADDRS: the peer's addresses in the association.
+    pub fn peer_addrs(&self) -> io::Result<Vec<SocketAddr>> {
+        // struct sctp_getaddrs: assoc id, count, then packed sockaddrs.
+        let mut buf = vec![0u8; 8 + 16 * size_of::<libc::sockaddr_in6>()];
+        let len = self.getsockopt_bytes(SCTP_GET_PEER_ADDRS, &mut buf)?;
+        let count = u32::from_ne_bytes(buf[4..8].try_into().expect("4 bytes"));
+        let mut out = Vec::new();
+        let mut at = 8;
+        while out.len() < count as usize && at < len.min(buf.len()) {
+            let Some((a, n)) = read_sockaddr(&buf[at..]) else {
+                break;
+            };
+            out.push(a);
+            at += n;
+        }
+        Ok(out)
+    }
+
+    /// SCTP_GET_PEER_ADDR_INFO for one peer address.
+    pub fn peer_addr_info(&self, peer: SocketAddr) -> io::Result<PeerAddrInfo> {
+        let mut p = PaddrInfo {
+            assoc_id: 0,
+            address: storage(peer),
+            state: 0,
+            cwnd: 0,
+            srtt: 0,
+            rto: 0,
+            mtu: 0,
+        };
+        self.getsockopt(SCTP_GET_PEER_ADDR_INFO, &mut p)?;
+        Ok(PeerAddrInfo {
+            address: peer,
+            state: p.state,
+            cwnd: p.cwnd,
+            srtt_jiffies: p.srtt,
+            rto_ms: p.rto,
+            mtu: p.mtu,
+        })
+    }
+
+    /// SCTP_STATUS of the socket's association.
+    pub fn status(&self) -> io::Result<AssocStatus> {
+        // SAFETY: an all-zero sctp_status is a valid request (assoc id 0).
+        let mut s: Status = unsafe { std::mem::zeroed() };
+        self.getsockopt(SCTP_STATUS, &mut s)?;
+        Ok(AssocStatus {
+            state: s.state,
+            rwnd: s.rwnd,
+            unackdata: s.unackdata,
+            penddata: s.penddata,
+            primary: s.primary.to_info(),
+        })
+    }
+
     pub fn send(&self, data: &[u8]) -> io::Result<usize> {
         // SAFETY: data is readable; MSG_NOSIGNAL avoids SIGPIPE on a dead
         // association.
@@ -323,13 +636,23 @@ impl SctpSocket {
         }
     }
 
-    pub fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
-        // SAFETY: buf is writable for its length.
-        let n = unsafe { libc::recv(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+    /// recvmsg(2): the length read and whether it is a notification
+    /// (MSG_NOTIFICATION) rather than user data.
+    pub fn recvmsg(&self, buf: &mut [u8]) -> io::Result<(usize, bool)> {
+        let mut iov = libc::iovec {
+            iov_base: buf.as_mut_ptr().cast(),
+            iov_len: buf.len(),
+        };
+        // SAFETY: an all-zero msghdr is valid (no name, no control data).
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        // SAFETY: msg describes one writable buffer that outlives the call.
+        let n = unsafe { libc::recvmsg(self.fd.as_raw_fd(), &mut msg, 0) };
         if n < 0 {
             Err(io::Error::last_os_error())
         } else {
-            Ok(n as usize)
+            Ok((n as usize, msg.msg_flags & MSG_NOTIFICATION != 0))
         }
     }
 
@@ -367,10 +690,59 @@ mod tests {
         assert_eq!(std::mem::offset_of!(PeerAddrParams, dscp), 154);
         assert_eq!(size_of::<RtoInfo>(), 16);
         assert_eq!(size_of::<SackInfo>(), 12);
+        // struct sctp_event: 4 + 2 + 1, padded to 8.
+        assert_eq!(size_of::<SctpEvent>(), 8);
+        // struct sctp_paddrinfo: 4 + 128 + 5 x 4 = 152, no padding after
+        // the assoc id although sockaddr_storage is 8-aligned.
+        assert_eq!(size_of::<PaddrInfo>(), 152);
+        assert_eq!(std::mem::align_of::<PaddrInfo>(), 4);
+        assert_eq!(std::mem::offset_of!(PaddrInfo, address), 4);
+        assert_eq!(std::mem::offset_of!(PaddrInfo, state), 132);
+        assert_eq!(std::mem::offset_of!(PaddrInfo, srtt), 140);
+        assert_eq!(std::mem::offset_of!(PaddrInfo, rto), 144);
+        // struct sctp_status: 24 bytes of fields, then the primary's
+        // sctp_paddrinfo at offset 24: 176.
+        assert_eq!(std::mem::offset_of!(Status, primary), 24);
+        assert_eq!(size_of::<Status>(), 176);
+        // struct sctp_paddr_change: 2 + 2 + 4 + 128 + 3 x 4 = 148.
+        assert_eq!(size_of::<PaddrChange>(), 148);
+        assert_eq!(std::mem::offset_of!(PaddrChange, address), 8);
+        assert_eq!(std::mem::offset_of!(PaddrChange, state), 136);
+        assert_eq!(std::mem::offset_of!(PaddrChange, error), 140);
+        assert_eq!(std::mem::offset_of!(PaddrChange, assoc_id), 144);
         let mut v = Vec::new();
         assert_eq!(write_sockaddr("10.0.0.1:5000".parse().unwrap(), &mut v), 16);
         assert_eq!(&v[2..4], &5000u16.to_be_bytes());
         assert_eq!(&v[4..8], &[10, 0, 0, 1]);
         assert_eq!(write_sockaddr("[fd00::1]:7".parse().unwrap(), &mut v), 28);
+        assert_eq!(
+            read_sockaddr(&v[16..]),
+            Some(("[fd00::1]:7".parse().unwrap(), 28))
+        );
+        assert_eq!(
+            read_sockaddr(&v),
+            Some(("10.0.0.1:5000".parse().unwrap(), 16))
+        );
+    }
+
+    #[test]
+    fn addr_change_notification_parses() {
+        // An SCTP_ADDR_UNREACHABLE / SCTP_FAILED_THRESHOLD notification
+        // for 198.51.100.101:5000, laid out as the kernel writes it.
+        let mut b = vec![0u8; 148];
+        b[0..2].copy_from_slice(&SCTP_PEER_ADDR_CHANGE.to_ne_bytes());
+        b[4..8].copy_from_slice(&148u32.to_ne_bytes());
+        let mut sa = Vec::new();
+        write_sockaddr("198.51.100.101:5000".parse().unwrap(), &mut sa);
+        b[8..8 + sa.len()].copy_from_slice(&sa);
+        b[136..140].copy_from_slice(&1i32.to_ne_bytes());
+        b[140..144].copy_from_slice(&0i32.to_ne_bytes());
+        let n = parse_addr_change(&b).expect("parses");
+        assert_eq!(n.address, Some("198.51.100.101:5000".parse().unwrap()));
+        assert_eq!(addr_change_name(n.state), "unreachable");
+        assert_eq!(sn_error_name(n.error), "failed_threshold");
+        assert_eq!(parse_addr_change(&b[..100]), None, "truncated");
+        b[0] ^= 1;
+        assert_eq!(parse_addr_change(&b), None, "another notification type");
     }
 }

@@ -506,13 +506,13 @@ fn sweep_section(
         s.text(
             "Dashed: Bokor's predictions (docs/metrics.md, Failover). \"Configured\" is eq. (4) \
              with the swept Path.Max.Retrans and RTO (RTO.Min = RTO.Max); \"observed\" uses the \
-             PMR and RTO the analysis inferred from each capture's T3 expiries (expiries − 1 and \
-             the median implied RTO), averaged per point. Eq. (4) covers the time the T3 timer \
-             runs after the first expiry; the failover time also holds the first RTO (from the \
-             first unanswered DATA or the link_down event) and the waits for the DATA that \
-             restart the timer, so it exceeds the prediction by about one RTO or more. Linux \
-             moves new DATA at the (PMR+1)-th expiry (RFC 9260 §8.2: the error count must \
-             exceed PMR).",
+             PMR and RTO the analysis inferred from each capture's T3 expiries (the old path's \
+             error count at its last expiry − 1, and the median implied RTO), averaged per \
+             point. Eq. (4) covers the time the T3 timer runs after the first expiry; the \
+             failover time also holds the first RTO (from the first unanswered DATA or the \
+             link_down event) and the waits for the DATA that restart the timer, so it exceeds \
+             the prediction by about one RTO or more. Linux moves new DATA at the (PMR+1)-th \
+             expiry (RFC 9260 §8.2: the error count must exceed PMR).",
         );
     }
     let title = format!("{label} vs {}", request.x.trim_start_matches("param_"));

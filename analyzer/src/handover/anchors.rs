@@ -68,8 +68,9 @@ pub fn parse_time(s: &str) -> Option<Timestamp> {
     Some(Timestamp::from_parts(secs, nanos))
 }
 
-/// Reads anchors; lines of other kinds (actions such as `bindx_add`) are
-/// skipped, as are records with `ok: false`.
+/// Reads anchors; lines of other kinds (actions such as `bindx_add`, the
+/// kernel's `kernel_*` records, kinds added later) are skipped whatever
+/// their other fields, as are records with `ok: false`.
 pub fn load(path: &Path) -> Result<Vec<Anchor>, AnchorError> {
     let text = std::fs::read_to_string(path).map_err(|source| AnchorError::Read {
         path: path.to_owned(),
@@ -90,7 +91,8 @@ pub fn load(path: &Path) -> Result<Vec<Anchor>, AnchorError> {
         let (time, kind, address, interface) = if line.starts_with('{') {
             let v: serde_json::Value =
                 serde_json::from_str(line).map_err(|e| bad(n, format!("not JSON: {e}")))?;
-            if v["ok"] == false {
+            let known = v["kind"].as_str().and_then(AnchorKind::parse).is_some();
+            if v["ok"] == false || !known {
                 continue;
             }
             let time = match &v["time"] {
@@ -165,6 +167,28 @@ mod tests {
         std::fs::write(
             &j,
             "{\"time\":\"10.5\",\"kind\":\"bindx_add\",\"ok\":true}\n{\"time\":\"11.25\",\"kind\":\"link_down\",\"interface\":\"eth1\",\"ok\":true}\n{\"time\":\"9\",\"kind\":\"addr_up\",\"address\":\"10.0.0.2\",\"ok\":false}\n",
+        )
+        .unwrap();
+        let a = load(&j).unwrap();
+        assert_eq!(a.len(), 1);
+        // The harness's kernel records, and kinds not known yet whatever
+        // their fields, are skipped.
+        std::fs::write(
+            &j,
+            concat!(
+                r#"{"time":"11.25","kind":"link_down","interface":"eth1","ok":true}"#,
+                "\n",
+                r#"{"time":"12.0","node":"cn","kind":"kernel_addr_change","address":"198.51.100.101","state":"unreachable","spc_error":"failed_threshold"}"#,
+                "\n",
+                r#"{"time":"12.0","node":"cn","kind":"kernel_status","state":"established","primary":"198.51.100.101","primary_error_count":3}"#,
+                "\n",
+                r#"{"time":"12.0","node":"cn","kind":"kernel_paddr","address":"198.51.100.101","state":"inactive","rto_ms":200}"#,
+                "\n",
+                r#"{"time":"12.0","node":"cn","kind":"kernel_mib","t3_rtx_expireds":6}"#,
+                "\n",
+                r#"{"kind":"from_the_future","address":"not an address","time":null}"#,
+                "\n",
+            ),
         )
         .unwrap();
         let a = load(&j).unwrap();

@@ -13,7 +13,8 @@ use crate::time::{Nanos, Timestamp};
 const EXPIRY_HISTORY: usize = 256;
 
 impl Direction {
-    /// DATA on the failed path after its last expiry restarts its T3 timer.
+    /// DATA on the failed path after its last expiry restarts its T3 timer
+    /// (new DATA, or a retransmission sent on the failed path itself).
     pub(super) fn note_timer_restart(&mut self, path: PathId, mark: Mark) {
         if let Some((failed, e)) = self.expiries.back_mut() {
             if *failed == path && e.timer_restart.is_none() && mark.time >= e.time {
@@ -49,23 +50,24 @@ impl Direction {
 }
 
 impl HandoverEngine {
-    /// A timeout-driven retransmission of DATA last sent on `failed`: part
-    /// of the current expiry burst or the start of a new expiry.
+    /// A timeout-driven retransmission (frame, time, TSN) of DATA last
+    /// sent on `failed`, whose error counter it left at `error_count`: the
+    /// start of a new expiry (as the tracker decided) or part of the
+    /// latest one of that path.
     pub(super) fn record_expiry(
         &mut self,
         association: AssocId,
         sender: EndpointId,
         failed: PathId,
-        frame: u64,
-        time: Timestamp,
-        tsn: u32,
+        (frame, time, tsn): (u64, Timestamp, u32),
+        new_expiry: bool,
+        error_count: u32,
     ) {
-        let burst = self.config.expiry_burst;
         let d = &mut self.assoc(association).directions[sender];
-        match d.expiries.back_mut() {
-            Some((p, e)) if *p == failed && time.since(e.last_time) <= burst => {
+        let latest = d.expiries.iter_mut().rev().find(|(p, _)| *p == failed);
+        match latest {
+            Some((_, e)) if !new_expiry => {
                 e.retransmissions += 1;
-                e.last_time = time;
             }
             _ => {
                 if d.expiries.len() == EXPIRY_HISTORY {
@@ -79,7 +81,7 @@ impl HandoverEngine {
                         first_tsn: tsn,
                         retransmissions: 1,
                         timer_restart: None,
-                        last_time: time,
+                        error_count,
                     },
                 ));
             }
@@ -112,7 +114,10 @@ pub(super) fn failover(
         sorted.sort();
         Some(sorted[sorted.len() / 2])
     };
-    let observed_pmr = (expiries.len() as u32).checked_sub(1);
+    // The path went inactive when its error count exceeded PMR: the count
+    // at the last expiry before the switch is PMR + 1. Expiries before a
+    // clear (a SACK for DATA last sent on the path) do not count.
+    let observed_pmr = expiries.last().and_then(|e| e.error_count.checked_sub(1));
     let link_down = config
         .anchors
         .iter()

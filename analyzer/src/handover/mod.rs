@@ -43,10 +43,6 @@ pub struct HandoverConfig {
     pub anchors: Vec<Anchor>,
     /// RTO.Max for the predicted failover time of eq. (3).
     pub rto_max: Option<Nanos>,
-    /// Timeout-driven retransmissions closer together than this belong to
-    /// one T3 expiry (a kernel sends an expiry's retransmissions as a burst
-    /// over a tick or two). Keep it below RTO.Min.
-    pub expiry_burst: Nanos,
     /// Events kept per association until it is retired
     /// ([`crate::track::limits::Limits::events`]); beyond it they still
     /// drive the metrics but are not kept.
@@ -59,7 +55,6 @@ impl Default for HandoverConfig {
             capture_point: CapturePoint::default(),
             anchors: Vec::new(),
             rto_max: None,
-            expiry_burst: Nanos::from_millis(100),
             max_events: crate::track::limits::Limits::default().events,
         }
     }

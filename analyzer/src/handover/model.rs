@@ -122,8 +122,10 @@ pub struct Expiry {
     /// The next DATA sent on the failed path after this expiry, which
     /// restarts its T3 timer (RFC 9260 §6.3.2 R1).
     pub timer_restart: Option<Point>,
-    #[serde(skip)]
-    pub(super) last_time: Timestamp,
+    /// The failed path's error counter after this expiry (docs/metrics.md,
+    /// "Inferred path state"): its expiries and unanswered HEARTBEATs since
+    /// it was last cleared.
+    pub error_count: u32,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -142,8 +144,9 @@ pub struct Failover {
     /// Median of `implied_rto_ms` (with a single expiry: the delay from the
     /// first unanswered transmission, which can include an earlier restart).
     pub rto_estimate_ms: Option<f64>,
-    /// Expiries before the switch minus one: the path goes inactive when
-    /// its error count *exceeds* Path.Max.Retrans (RFC 9260 §8.2).
+    /// The error count at the last expiry before the switch minus one: the
+    /// path goes inactive when its error count *exceeds* Path.Max.Retrans
+    /// (RFC 9260 §8.2).
     pub observed_pmr: Option<u32>,
     /// Failure start (link_down event, else first unanswered transmission)
     /// → first DATA, new or retransmitted, on the alternate path.

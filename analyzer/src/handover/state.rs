@@ -263,6 +263,8 @@ impl HandoverEngine {
                 already_acked,
                 previous_path,
                 timeout_of,
+                new_expiry,
+                error_count,
             } => {
                 let mark = Mark { frame, time };
                 let d = &mut self.assoc(association).directions[sender];
@@ -297,7 +299,19 @@ impl HandoverEngine {
                     }
                     d.note_retransmission(tsn, already_acked);
                     if let Some(failed) = timeout_of {
-                        self.record_expiry(association, sender, failed, frame, time, tsn);
+                        let errors = error_count.unwrap_or_default();
+                        self.record_expiry(
+                            association,
+                            sender,
+                            failed,
+                            (frame, time, tsn),
+                            new_expiry,
+                            errors,
+                        );
+                        // A retransmission sent on the failed path itself
+                        // (Linux alternates its retransmission path) starts
+                        // its T3 timer again: the restart of this expiry.
+                        self.assoc(association).directions[sender].note_timer_restart(path, mark);
                     }
                 }
             }

@@ -12,10 +12,10 @@ impl Tracker {
         ctx: &Ctx,
         tsn: u32,
         user_bytes: usize,
-        errors_charged: &mut u64,
         sink: &mut dyn EventSink,
     ) {
         let pmr = self.config.path_max_retrans;
+        let rto_max = self.config.rto.max;
         let a = &mut self.associations[ctx.assoc];
         let dir = &mut a.directions[ctx.sender];
         let class = dir
@@ -38,6 +38,16 @@ impl Tracker {
                 previous_path.filter(|_| !fast && !already_acked),
             ),
         };
+        // A timeout-driven retransmission charges the path the TSN was last
+        // sent on, once per T3 expiry.
+        let charge = match (class, timeout_of) {
+            (DataClass::Retransmission { previous_time, .. }, Some(pp)) => {
+                let p = &mut a.paths[usize::from(pp)];
+                let (new_expiry, t) = p.record_timeout(ctx.time, previous_time, rto_max, pmr);
+                Some((pp, t, new_expiry, p.error_count))
+            }
+            _ => None,
+        };
         sink.observe(&Observation::Data {
             frame: ctx.frame,
             time: ctx.time,
@@ -49,6 +59,8 @@ impl Tracker {
             already_acked,
             previous_path: previous,
             timeout_of,
+            new_expiry: charge.is_some_and(|(_, _, new, _)| new),
+            error_count: charge.map(|(_, _, _, n)| n),
         });
         match class {
             DataClass::New => {
@@ -86,6 +98,7 @@ impl Tracker {
                 previous_path,
                 already_acked,
                 fast,
+                ..
             } => {
                 let p = &mut a.paths[usize::from(ctx.path)];
                 p.data_retransmitted += 1;
@@ -100,16 +113,10 @@ impl Tracker {
                     previous_path,
                     already_acked,
                     fast,
+                    t3_expiry: charge.is_some_and(|(_, _, new, _)| new),
                 }));
-                // A timeout-driven retransmission charges the path the TSN
-                // was last sent on, once per packet (one T3 expiry).
-                if let (Some(pp), false, false) = (previous_path, fast, already_acked) {
-                    let bit = 1u64 << (pp % 64);
-                    if *errors_charged & bit == 0 {
-                        *errors_charged |= bit;
-                        let t = a.paths[usize::from(pp)].record_error(pmr);
-                        self.transition(ctx, pp, t, sink);
-                    }
+                if let Some((pp, t, _, _)) = charge {
+                    self.transition(ctx, pp, t, sink);
                 }
             }
         }
@@ -161,7 +168,7 @@ impl Tracker {
             .iter_mut()
             .zip(a.directions[data_sender].ledger.newly_acked_paths())
         {
-            *slot = (path, a.paths[usize::from(path)].record_success());
+            *slot = (path, a.paths[usize::from(path)].record_success(ctx.time));
         }
         a.directions[data_sender]
             .ledger

@@ -75,7 +75,7 @@ impl Tracker {
             p.confirmed_time = Some(ctx.time);
         }
         let probed = p.dst;
-        let transition = p.record_success();
+        let transition = p.record_success(ctx.time);
         // The probed address belongs to the endpoint answering (`sender`).
         let mut newly_confirmed = false;
         if let Some(info) = a.endpoints[ctx.sender].address_mut(probed) {

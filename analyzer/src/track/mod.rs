@@ -272,7 +272,6 @@ impl Tracker {
             src: dg.src,
         };
         let mut verdict = PacketVerdict::Analysed;
-        let mut errors_charged: u64 = 0;
         for item in packet.chunks() {
             let chunk = match item {
                 Ok((_, c)) => c,
@@ -295,7 +294,7 @@ impl Tracker {
             self.associations[assoc].paths[usize::from(path)]
                 .chunks
                 .add(t);
-            if let Err(why) = self.chunk(&ctx, &chunk, &mut errors_charged, sink) {
+            if let Err(why) = self.chunk(&ctx, &chunk, sink) {
                 self.counters.malformed_chunks += 1;
                 self.associations[assoc].malformed_chunks += 1;
                 verdict = PacketVerdict::Malformed(why);
@@ -318,13 +317,11 @@ impl Tracker {
         }
     }
 
-    /// Dispatches one chunk. `errors_charged` is a bit set of paths whose
-    /// error counter this packet already raised (one timeout per packet).
+    /// Dispatches one chunk.
     fn chunk(
         &mut self,
         ctx: &Ctx,
         chunk: &Chunk<&[u8]>,
-        errors_charged: &mut u64,
         sink: &mut dyn EventSink,
     ) -> Result<(), &'static str> {
         let malformed = |e: WireError| match e {
@@ -334,11 +331,11 @@ impl Tracker {
         match chunk.chunk_type() {
             chunk_type::DATA => {
                 let d = DataChunk::new_checked(chunk).map_err(malformed)?;
-                self.data(ctx, d.tsn(), d.user_data().len(), errors_charged, sink);
+                self.data(ctx, d.tsn(), d.user_data().len(), sink);
             }
             chunk_type::I_DATA => {
                 let d = IDataChunk::new_checked(chunk).map_err(malformed)?;
-                self.data(ctx, d.tsn(), d.user_data().len(), errors_charged, sink);
+                self.data(ctx, d.tsn(), d.user_data().len(), sink);
             }
             chunk_type::SACK | chunk_type::NR_SACK => {
                 let s = SackChunk::new_checked(chunk).map_err(malformed)?;

@@ -3,7 +3,7 @@
 
 use super::rto::{RtoConfig, RtoEstimator, RttStats};
 use crate::events::{EndpointId, PathId};
-use crate::time::Timestamp;
+use crate::time::{Nanos, Timestamp};
 use crate::wire::sctp_chunk::chunk_type;
 use serde::{Serialize, Serializer};
 use std::net::IpAddr;
@@ -101,7 +101,22 @@ pub struct PathState {
     pub max_error_count: u32,
     pub inactive_transitions: u32,
     pub icmp_errors: u64,
+    /// T3 expiries recognised on this path (charged to its error counter
+    /// or not), and the first retransmission of the latest.
+    pub t3_expiries: u32,
+    #[serde(skip)]
+    last_expiry: Option<Timestamp>,
+    /// The last two times the error counter was cleared (a HEARTBEAT ACK,
+    /// or a SACK for DATA last sent here, which also restarts the T3 timer).
+    #[serde(skip)]
+    last_clear: Option<Timestamp>,
+    #[serde(skip)]
+    previous_clear: Option<Timestamp>,
 }
+
+/// How late a T3 timer may fire after its deadline: one tick of a HZ = 100
+/// kernel and some processing.
+const T3_SLACK: Nanos = Nanos(15_000_000);
 
 impl PathState {
     pub fn new(
@@ -141,11 +156,68 @@ impl PathState {
             max_error_count: 0,
             inactive_transitions: 0,
             icmp_errors: 0,
+            t3_expiries: 0,
+            last_expiry: None,
+            last_clear: None,
+            previous_clear: None,
         }
     }
 
-    /// An unanswered HEARTBEAT or a timeout-driven retransmission of DATA
-    /// last sent here (RFC 9260 §8.2 error counter).
+    /// A timeout-driven retransmission at `time` of DATA last sent here at
+    /// `sent`; returns whether it is the first of a new T3 expiry, and the
+    /// state transition. RFC 9260 §6.3.3 E1/§8.2 raise the error counter
+    /// once per T3-rtx expiry, and an expiry marks every TSN outstanding on
+    /// the path for retransmission: a TSN belongs to the first expiry of
+    /// its path after it was last sent. So a retransmission starts a new
+    /// expiry only when the path had none since `sent`; the expiry's other
+    /// TSNs, however late the congestion window lets them out (several
+    /// packets, sometimes hundreds of milliseconds later, after a SACK that
+    /// cleared the counter), are the expiry already counted.
+    ///
+    /// An expiry is seen at its first retransmission, which the congestion
+    /// window can hold back past a SACK that clears the counter (a SACK for
+    /// a TSN last sent here by the retransmission of another path's
+    /// expiry). When the expiry must have come before that clear — the T3
+    /// timer covering `sent` ran at most `rto_max` from `sent` or from the
+    /// last clear before (an acknowledgement restarts it), and that
+    /// deadline (plus a timer tick) is before the clear — the clear undid
+    /// it and it is not charged. With the RFC's 60 s RTO.Max this never
+    /// applies; it needs the sender's RTO.Max.
+    pub fn record_timeout(
+        &mut self,
+        time: Timestamp,
+        sent: Option<Timestamp>,
+        rto_max: Nanos,
+        path_max_retrans: u32,
+    ) -> (bool, Option<Transition>) {
+        let new_expiry = match (sent, self.last_expiry) {
+            (Some(sent), Some(last)) => last <= sent,
+            _ => true,
+        };
+        if !new_expiry {
+            return (false, None);
+        }
+        self.last_expiry = Some(time);
+        self.t3_expiries += 1;
+        let before_clear = match (sent, self.last_clear) {
+            (Some(sent), Some(cleared)) if sent < cleared => {
+                let started = self.previous_clear.map_or(sent, |p| p.max(sent));
+                started
+                    .0
+                    .saturating_add(rto_max.0)
+                    .saturating_add(T3_SLACK.0)
+                    < cleared.0
+            }
+            _ => false,
+        };
+        if before_clear {
+            return (true, None);
+        }
+        (true, self.record_error(path_max_retrans))
+    }
+
+    /// An unanswered HEARTBEAT or a T3 expiry of DATA last sent here
+    /// (RFC 9260 §8.2 error counter).
     pub fn record_error(&mut self, path_max_retrans: u32) -> Option<Transition> {
         self.error_count += 1;
         self.max_error_count = self.max_error_count.max(self.error_count);
@@ -159,8 +231,12 @@ impl PathState {
 
     /// A HEARTBEAT ACK for this path, or a SACK newly acknowledging DATA
     /// sent on it, clears the error counter (RFC 9260 §8.3).
-    pub fn record_success(&mut self) -> Option<Transition> {
+    pub fn record_success(&mut self, time: Timestamp) -> Option<Transition> {
         self.error_count = 0;
+        if self.last_clear != Some(time) {
+            self.previous_clear = self.last_clear;
+            self.last_clear = Some(time);
+        }
         if !self.active {
             self.active = true;
             return Some(Transition::BecameActive);
@@ -195,7 +271,103 @@ mod tests {
         assert_eq!(p.record_error(1), None);
         assert_eq!(p.record_error(1), Some(Transition::BecameInactive(2)));
         assert_eq!(p.record_error(1), None);
-        assert_eq!(p.record_success(), Some(Transition::BecameActive));
+        assert_eq!(
+            p.record_success(Timestamp(0)),
+            Some(Transition::BecameActive)
+        );
         assert_eq!(p.max_error_count, 3);
+    }
+
+    #[test]
+    fn one_error_per_expiry() {
+        let a = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        let mut p = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        let rto_max = Nanos::from_millis(60_000);
+        let ms = |m: i64| Timestamp(m * 1_000_000);
+        // One expiry at 1000 ms whose TSNs (sent up to 900 ms) leave over
+        // 300 ms, while the window lets them out: one error.
+        assert_eq!(
+            p.record_timeout(ms(1000), Some(ms(700)), rto_max, 1),
+            (true, None)
+        );
+        assert_eq!(
+            p.record_timeout(ms(1000), Some(ms(750)), rto_max, 1),
+            (false, None)
+        );
+        assert_eq!(
+            p.record_timeout(ms(1050), Some(ms(800)), rto_max, 1),
+            (false, None)
+        );
+        // A SACK in the middle clears the counter; the rest is the expiry
+        // already counted.
+        p.record_success(ms(1060));
+        assert_eq!(
+            p.record_timeout(ms(1300), Some(ms(900)), rto_max, 1),
+            (false, None)
+        );
+        assert_eq!((p.error_count, p.t3_expiries), (0, 1));
+        // The next expiries: of TSNs sent after the previous one (its own
+        // retransmission included).
+        assert_eq!(
+            p.record_timeout(ms(1400), Some(ms(1000)), rto_max, 1),
+            (true, None)
+        );
+        assert_eq!(
+            p.record_timeout(ms(1800), Some(ms(1400)), rto_max, 1),
+            (true, Some(Transition::BecameInactive(2)))
+        );
+        assert_eq!(p.t3_expiries, 3);
+    }
+
+    #[test]
+    fn an_expiry_held_back_past_a_clear_is_not_charged() {
+        // bokor-failover, RTO.min = RTO.max = 200 ms: TSNs sent on the path
+        // at 348 ms time out at 550 ms (the kernel's error count goes to
+        // 2), but the packet that expiry sends carries another path's TSN;
+        // its own retransmissions leave at 587 ms, right after a SACK at
+        // 587 ms cleared the counter (the kernel's count: 0).
+        let a = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        let mut p = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        let ms = |m: i64| Timestamp(m * 1_000_000);
+        let rto_max = Nanos::from_millis(200);
+        p.record_success(ms(97));
+        assert_eq!(
+            p.record_timeout(ms(307), Some(ms(0)), rto_max, 2),
+            (true, None)
+        );
+        assert_eq!(p.error_count, 1);
+        p.record_success(ms(587));
+        assert_eq!(
+            p.record_timeout(ms(587), Some(ms(348)), rto_max, 2),
+            (true, None)
+        );
+        assert_eq!(p.error_count, 0, "it timed out before the clear");
+        // The next ones count: 797, 1008 and the third, 1217 ms.
+        p.record_timeout(ms(797), Some(ms(587)), rto_max, 2);
+        p.record_timeout(ms(1008), Some(ms(797)), rto_max, 2);
+        assert_eq!(
+            p.record_timeout(ms(1217), Some(ms(1008)), rto_max, 2),
+            (true, Some(Transition::BecameInactive(3)))
+        );
+        assert_eq!(p.t3_expiries, 5);
+        // A TSN of an earlier expiry held back until after the last one
+        // is not another expiry.
+        assert_eq!(
+            p.record_timeout(ms(1437), Some(ms(589)), rto_max, 2),
+            (false, None)
+        );
+        // Without the sender's RTO.Max the held-back expiry counts.
+        let mut q = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        q.record_success(ms(97));
+        q.record_success(ms(587));
+        q.record_timeout(ms(587), Some(ms(348)), Nanos::from_millis(60_000), 2);
+        assert_eq!(q.error_count, 1);
+        // Nor does the rule apply when an acknowledgement after the send
+        // may have restarted the timer.
+        let mut r = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        r.record_success(ms(500));
+        r.record_success(ms(587));
+        r.record_timeout(ms(700), Some(ms(348)), rto_max, 2);
+        assert_eq!(r.error_count, 1);
     }
 }

@@ -59,6 +59,8 @@ pub enum DataClass {
     New,
     Retransmission {
         previous_frame: Option<u64>,
+        /// When the TSN was last sent (on `previous_path`).
+        previous_time: Option<Timestamp>,
         previous_path: Option<PathId>,
         already_acked: bool,
         fast: bool,
@@ -193,6 +195,7 @@ impl TsnLedger {
                         let class = if rec.seen {
                             DataClass::Retransmission {
                                 previous_frame: Some(rec.last_frame),
+                                previous_time: Some(rec.last_time),
                                 previous_path: Some(rec.last_path),
                                 already_acked: cum_acked || rec.gap_acked,
                                 fast: rec.miss_reports >= FAST_RETRANSMIT_MISSES,
@@ -202,6 +205,7 @@ impl TsnLedger {
                             rec.first_time = time;
                             DataClass::Retransmission {
                                 previous_frame: None,
+                                previous_time: None,
                                 previous_path: None,
                                 already_acked: cum_acked || rec.gap_acked,
                                 fast: false,
@@ -217,6 +221,7 @@ impl TsnLedger {
                     }
                     None => DataClass::Retransmission {
                         previous_frame: None,
+                        previous_time: None,
                         previous_path: None,
                         already_acked: cum_acked,
                         fast: false,
@@ -441,6 +446,7 @@ mod tests {
             l.on_data(100, 3, t(300), 1, 10),
             DataClass::Retransmission {
                 previous_frame: Some(1),
+                previous_time: Some(t(0)),
                 previous_path: Some(0),
                 already_acked: false,
                 fast: false
