@@ -3,8 +3,9 @@
 # same generated captures, in one run, the analyzer (one file, one thread;
 # a directory with -j 1 and -j all cores; text, JSON lines and --out
 # tables) against the limits of the machine (cat from the page cache, a
-# bare pcap-parser record loop) and against tshark (plain, sctp,stat,
-# -T fields with the fields the analysis needs, the Lua and the C plugin).
+# bare pcap-parser record loop) and against tshark (sctp,stat, -T fields
+# with the fields the analysis needs; -q, -q -z io,stat,0 and -V, each
+# plain, with the Lua and with the C plugin).
 # Prints a table of wall time, MB/s, packets/s, CPU time and peak RSS, then
 # the ratios against the targets of the performance issue; the same as
 # bench.txt, bench.csv and bench.json in a results directory (printed).
@@ -16,11 +17,13 @@
 #   BENCH_BIG=1       also a multi-GB long-association file (4 GB) for the
 #                     memory check
 #   BENCH_MB=M        size of the long and short files (default 100; the
-#                     directory holds 4 files of M/4, the memory check file
-#                     is 10 x M, BENCH_BIG's 40 x M)
-#   BENCH_REPS=N      runs per fast case (default 5; the best wall time and
-#                     the highest RSS are kept); tshark cases run once
-#                     (BENCH_TSHARK_REPS)
+#                     -j directory holds 4 long files of 10 x M / 4, the
+#                     memory check files are a long and a short one of
+#                     10 x M, BENCH_BIG's a long one of 40 x M)
+#   BENCH_REPS=N      runs per case (default 5; the best wall time and the
+#                     highest RSS are kept); tshark cases run twice
+#                     (BENCH_TSHARK_REPS), the 10 x M files' cases twice,
+#                     BENCH_BIG's once
 #   BENCH_PERF=1      also perf record the single-threaded text run of the
 #                     long file (perf.data and perf-report.txt in the results)
 # tshark runs as an unprivileged user when this runs as root (Wireshark
@@ -34,8 +37,8 @@ export CARGO_TARGET_DIR
 bench=${BENCH_DIR:-/tmp/sctp-handover-bench}
 reps=${BENCH_REPS:-5}
 mb=${BENCH_MB:-100}
-L=long-$mb S=short-$mb D=long-4x$((mb / 4)) B=long-$((10 * mb))
-tshark_reps=${BENCH_TSHARK_REPS:-1}
+L=long-$mb S=short-$mb D=long-4x$((10 * mb / 4)) B=long-$((10 * mb))
+tshark_reps=${BENCH_TSHARK_REPS:-2}
 cores=$(nproc)
 
 echo "building (release) ..."
@@ -97,9 +100,10 @@ make_capture "$L.pcap" long --megabytes "$mb" --seed 1
 make_capture "$S.pcap" short --megabytes "$mb" --seed 1
 mkdir -p "$caps/$D"
 chmod 755 "$caps/$D"
-for i in 1 2 3 4; do make_capture "$D/l$i.pcap" long --megabytes $((mb / 4)) --seed $((10 + i)); done
+for i in 1 2 3 4; do make_capture "$D/l$i.pcap" long --megabytes $((10 * mb / 4)) --seed $((10 + i)); done
 make_capture "$B.pcap" long --megabytes $((10 * mb)) --seed 2
-big_keys=("$B")
+make_capture "short-$((10 * mb)).pcap" short --megabytes $((10 * mb)) --seed 2
+big_keys=("$B" "short-$((10 * mb))")
 if [[ ${BENCH_BIG:-0} == 1 ]]; then
   make_capture "long-$((40 * mb)).pcap" long --megabytes $((40 * mb)) --seed 3
   big_keys+=("long-$((40 * mb))")
@@ -164,6 +168,7 @@ measure() {
   awk -F'\t' '{ printf "%-44s %-10s %9.3f s %8.0f MB/s %7.3f Mpkt/s %6s cpu s %8.1f MB\n", $1, $2, $6, $7, $8, $9, $10 }' <<<"$row"
 }
 
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 echo
 echo "results in $results ($cores cores)"
 if pgrep -x afl-fuzz >/dev/null; then
@@ -188,7 +193,7 @@ done
 for key in "${big_keys[@]}"; do
   f=${path[$key]}
   n=2
-  [[ $key == "$B" ]] || n=1
+  [[ $key != long-$((40 * mb)) ]] || n=1
   measure "cat (page cache)" "$key" "$n" -- cat "$f"
   measure "pcap-parser record loop" "$key" "$n" -- "$iterate" "$f" parser
   measure "analyze -j 1, text" "$key" "$n" -- "$bin" analyze -q -j 1 "$f"
@@ -201,11 +206,20 @@ field_args=()
 for x in "${fields[@]}"; do field_args+=(-e "$x"); done
 for key in "$L" "$S"; do
   f=${path[$key]}
-  measure "tshark -q" "$key" "$tshark_reps" -- "${as_user[@]}" HOME="$home_plain" tshark -r "$f" -q
-  measure "tshark -q -z sctp,stat" "$key" "$tshark_reps" -- "${as_user[@]}" HOME="$home_plain" tshark -r "$f" -q -z sctp,stat
-  measure "tshark -T fields (10 fields)" "$key" "$tshark_reps" -- "${as_user[@]}" HOME="$home_plain" tshark -r "$f" -T fields "${field_args[@]}"
-  measure "tshark -q, Lua plugin" "$key" "$tshark_reps" -- "${as_user[@]}" HOME="$home_plain" tshark -X "lua_script:$lua" -r "$f" -q
-  measure "tshark -q, C plugin" "$key" "$tshark_reps" -- "${as_user[@]}" HOME="$home_c" tshark -r "$f" -q
+  plain=("${as_user[@]}" HOME="$home_plain" tshark)
+  with_lua=("${as_user[@]}" HOME="$home_plain" tshark -X "lua_script:$lua")
+  with_c=("${as_user[@]}" HOME="$home_c" tshark)
+  measure "tshark -q -z sctp,stat" "$key" "$tshark_reps" -- "${plain[@]}" -r "$f" -q -z sctp,stat
+  measure "tshark -T fields (10 fields)" "$key" "$tshark_reps" -- "${plain[@]}" -r "$f" -T fields "${field_args[@]}"
+  # -r F -q alone reads the file without dissecting it (no tap, filter
+  # or output asks for it), so the plugins are never called there;
+  # -z io,stat,0 dissects every frame (no tree), -V prints every tree.
+  for run in "-q" "-q -z io,stat,0" "-V"; do
+    read -ra a <<<"$run"
+    measure "tshark $run" "$key" "$tshark_reps" -- "${plain[@]}" -r "$f" "${a[@]}"
+    measure "tshark $run, Lua plugin" "$key" "$tshark_reps" -- "${with_lua[@]}" -r "$f" "${a[@]}"
+    measure "tshark $run, C plugin" "$key" "$tshark_reps" -- "${with_c[@]}" -r "$f" "${a[@]}"
+  done
 done
 
 # --- outputs -------------------------------------------------------------------
@@ -213,7 +227,7 @@ tsv=$results/bench.tsv
 printf 'case\tinput\truns\tmb\tframes\twall_s\tmb_per_s\tmpkt_per_s\tcpu_s\tpeak_rss_mb\n' >"$tsv"
 printf '%s\n' "${rows[@]}" >>"$tsv"
 # Ratios against the issue's targets; target "" = for information.
-awk -F'\t' -v cores="$cores" -v keys="$L $S" -v dir="$D" -v bigs="${big_keys[*]}" '
+awk -F'\t' -v cores="$cores" -v keys="$L $S" -v dir="$D" -v bigs="${big_keys[*]}" -v mb="$mb" '
   NR == 1 { next }
   { wall[$1 "|" $2] = $6; mbs[$1 "|" $2] = $7; mps[$1 "|" $2] = $8; rss[$1 "|" $2] = $10 }
   function out(name, v, op, target, unit) {
@@ -237,8 +251,13 @@ awk -F'\t' -v cores="$cores" -v keys="$L $S" -v dir="$D" -v bigs="${big_keys[*]}
       out(k ": tshark -T fields / analyze --out tables", r("tshark -T fields (10 fields)", "analyze -j 1, --out tables", k), ">=", 100, "x")
       out(k ": tshark -T fields / analyze json", r("tshark -T fields (10 fields)", "analyze -j 1, json", k), "", "", "x")
       out(k ": tshark sctp,stat / analyze text", r("tshark -q -z sctp,stat", t, k), "", "", "x")
-      out(k ": tshark Lua plugin / tshark", r("tshark -q, Lua plugin", "tshark -q", k), "<=", 2, "x")
-      out(k ": tshark C plugin / tshark", r("tshark -q, C plugin", "tshark -q", k), "<=", 1.15, "x")
+      split("-q -z io,stat,0|-V|-q", runs, "|")
+      for (j = 1; j <= 3; j++) {
+        t = "tshark " runs[j]
+        note = (j == 3 ? " (no dissection)" : "")
+        out(k ": " t ": Lua plugin / plain" note, r(t ", Lua plugin", t, k), (j == 3 ? "" : "<="), (j == 3 ? "" : 2), "x")
+        out(k ": " t ": C plugin / plain" note, r(t ", C plugin", t, k), (j == 3 ? "" : "<="), (j == 3 ? "" : 1.15), "x")
+      }
     }
     split("text json --out_tables", fm, " ")
     for (i = 1; i <= 3; i++) {
@@ -248,8 +267,16 @@ awk -F'\t' -v cores="$cores" -v keys="$L $S" -v dir="$D" -v bigs="${big_keys[*]}
     nb = split(bigs, big, " ")
     for (i = 1; i <= nb; i++) {
       b = big[i]
-      out(b " vs " L ": peak RSS ratio, text", rss["analyze -j 1, text|" b] / rss["analyze -j 1, text|" L], "<=", 1.1, "x")
-      out(b " vs " L ": peak RSS ratio, --out tables", rss["analyze -j 1, --out tables|" b] / rss["analyze -j 1, --out tables|" L], "<=", 1.1, "x")
+      s = (b ~ /^short/ ? "short-" mb : L)
+      out(b " vs " s ": peak RSS ratio, text", rss["analyze -j 1, text|" b] / rss["analyze -j 1, text|" s], "<=", 1.1, "x")
+      out(b " vs " s ": peak RSS ratio, --out tables", rss["analyze -j 1, --out tables|" b] / rss["analyze -j 1, --out tables|" s], "<=", 1.1, "x")
+      if (i > 2) {
+        # BENCH_BIG: beyond the 10 x M file, where long associations have
+        # filled their bounded state.
+        s = big[1]
+        out(b " vs " s ": peak RSS ratio, text", rss["analyze -j 1, text|" b] / rss["analyze -j 1, text|" s], "<=", 1.1, "x")
+        out(b " vs " s ": peak RSS ratio, --out tables", rss["analyze -j 1, --out tables|" b] / rss["analyze -j 1, --out tables|" s], "<=", 1.1, "x")
+      }
     }
   }' "$tsv" >"$results/ratios.tsv"
 # The same as CSV (fields with commas quoted).
@@ -263,6 +290,7 @@ tsv2csv "$results/ratios.tsv" >"$results/ratios.csv"
   echo "sctp-handover make bench, $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+changes')"
   echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $cores cores, $(free -g | awk '/Mem:/ { print $2 }') GiB; $(tshark -v 2>/dev/null | head -1)"
   pgrep -x afl-fuzz >/dev/null && echo "afl-fuzz was running at the end: figures disturbed"
+  echo "load average (1, 5, 15 min) before the measurements: $load_start; after: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "inputs (page cache): $(for k in "$L" "$S" "$D" "${big_keys[@]}"; do printf '%s %.1f MB %d frames; ' "$k" "$(awk -v b="${bytes[$k]}" 'BEGIN { print b / 1e6 }')" "${frames[$k]}"; done)"
   echo
   awk -F'\t' 'NR == 1 { printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n|---|---|---|---|---|---|---|---|\n", "case", "input", "wall s", "MB/s", "Mpkt/s", "CPU s", "peak RSS MB", "runs"; next }
@@ -288,8 +316,10 @@ awk -F'\t' -v date="$(date -u +%Y-%m-%dT%H:%M:%SZ)" -v commit="$(git rev-parse H
   }' "$tsv" "$results/ratios.tsv" >"$results/bench.json"
 
 if [[ ${BENCH_PERF:-0} == 1 ]]; then
-  perf record -q -F 10000 -o "$results/perf.data" -- "$bin" analyze -q -j 1 "${path[$L]}" >/dev/null 2>>"$results/stderr.log"
-  perf report -i "$results/perf.data" --stdio --no-children --sort symbol --percent-limit 0.5 2>/dev/null \
+  # Ten runs in one profile, for about ten thousand samples.
+  perf record -q -F 10000 -o "$results/perf.data" -- bash -c \
+    "for i in 1 2 3 4 5 6 7 8 9 10; do '$bin' analyze -q -j 1 '${path[$L]}' >/dev/null; done" 2>>"$results/stderr.log"
+  perf report -i "$results/perf.data" --stdio --no-children --comm sctp-handover --sort dso,symbol --percent-limit 0.5 2>/dev/null \
     | grep -v '^#' | grep -v '^$' >"$results/perf-report.txt"
 fi
 
