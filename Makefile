@@ -11,7 +11,7 @@ export SCTPHO_PYTHON ?= $(SCTPHO_VENV)/bin/python
 CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 
-.PHONY: setup build demo reports test lint lua-test samples sweep-samples install-plugin install-c-plugin bench-batch hostile-figures fuzz clean
+.PHONY: setup build demo reports test lint lua-test samples sweep-samples install-plugin install-c-plugin bench bench-batch hostile-figures fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -60,6 +60,13 @@ lua-test:
 ## Every test: unit, integration against tshark, one real kernel replay.
 test: setup lint lua-test
 	scripts/cargo-test.sh
+
+## The benchmark of docs/performance.md: the analyzer against cat, a bare
+## pcap-parser loop and tshark (with and without the plugins) on generated
+## captures; table, CSV and JSON in a results directory (not part of
+## `make test`; BENCH_BIG=1 adds a 4 GB capture, BENCH_PERF=1 a profile).
+bench: setup
+	scripts/bench.sh
 
 ## Batch figures for docs/performance.md (not part of `make test`).
 bench-batch: setup

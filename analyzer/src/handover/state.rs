@@ -118,13 +118,17 @@ impl Direction {
             self.tsns.clear();
             self.tsn_base = tsn;
         } else {
+            // Drop what falls out of the window before adding, so that the
+            // deque never holds (nor allocates room for) more than
+            // TSN_HISTORY entries.
+            let keep = TSN_HISTORY - 1 - skip;
+            while self.tsns.len() > keep {
+                self.tsns.pop_front();
+                self.tsn_base = self.tsn_base.wrapping_add(1);
+            }
             self.tsns.extend(std::iter::repeat_n(None, skip));
         }
         crate::compact::push_back(&mut self.tsns, Some(info));
-        while self.tsns.len() > TSN_HISTORY {
-            self.tsns.pop_front();
-            self.tsn_base = self.tsn_base.wrapping_add(1);
-        }
     }
 }
 

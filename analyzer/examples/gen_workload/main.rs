@@ -1,35 +1,51 @@
 //! Writes synthetic captures for measuring the analyzer's time and memory.
 //! Deterministic: the same arguments (and seed) give the same bytes.
+//! Every mode takes `--format pcap` (nanosecond pcap, the default) or
+//! `--format pcapng` (one interface, nanosecond resolution).
 //!
 //! ```text
-//! gen_workload never-ending OUT.pcap [--associations 20000] [--seed 1] [--shared-ports]
+//! gen_workload never-ending OUT [--associations 20000] [--seed 1] [--shared-ports]
 //!     Associations that never end: each an INIT, INIT ACK, COOKIE ECHO,
 //!     COOKIE ACK, one DATA and its SACK, with its own ports and tags, all
-//!     within a few seconds (raw IPv4, nanosecond pcap). --shared-ports:
-//!     all on ports 2905 <-> 2905 (as M3UA does), each between its own
-//!     pair of addresses.
+//!     within a few seconds (raw IPv4). --shared-ports: all on ports
+//!     2905 <-> 2905 (as M3UA does), each between its own pair of addresses.
 //!
-//! gen_workload short OUT.pcap --megabytes 100 [--alive 200] [--seed 1]
-//!                             [--template sample-captures/koh-kim-1/mn.pcap]
+//! gen_workload short OUT --megabytes 100 [--alive 200] [--seed 1]
+//!                        [--template sample-captures/koh-kim-1/mn.pcap]
 //!     Copies of the template's exchange (Koh & Kim: handshake, data, ADD-IP,
 //!     SET-PRIMARY, DELETE-IP, SHUTDOWN COMPLETE) with shifted tags, ports
 //!     and times until the file reaches the size, started at a steady rate
 //!     so that about --alive associations are in the analyzer at once
 //!     (counting the 10 s it keeps an ended association).
+//!
+//! gen_workload long OUT --megabytes 100 [--associations 4] [--rate 50] [--seed 1]
+//!     A few long associations between two multihomed core nodes (Ethernet,
+//!     IPv4), simulated endpoint by endpoint until the file reaches the
+//!     size: signalling-sized DATA both ways (--rate messages per second per
+//!     direction per association), delayed SACKs, HEARTBEATs on the idle
+//!     paths, and in turn ASCONF renumberings (ADD-IP, SET-PRIMARY with a
+//!     planned DATA switch, DELETE-IP) and network outages (T3 timeouts,
+//!     retransmissions on the alternate path, failover and return). See
+//!     long.rs for the model.
 //! ```
 //!
 //! Then, for example:
 //!
 //! ```text
 //! cargo build --release -p sctp-handover --examples
-//! target/release/examples/gen_workload short /tmp/short100.pcap --megabytes 100
-//! /usr/bin/time -v target/release/examples/stream /tmp/short100.pcap summary > /dev/null
+//! target/release/examples/gen_workload long /tmp/long100.pcap --megabytes 100
+//! /usr/bin/time -v target/release/examples/stream /tmp/long100.pcap summary > /dev/null
 //! ```
 
+mod long;
+mod packet;
+mod writer;
+
+use packet::{chunk, init_value, sctp_over_ipv4, seal_sctp, Rng};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use writer::{CaptureWriter, Format};
 
 const LINKTYPE_IPV4: u32 = 228;
 /// How long the analyzer keeps an ended association (TrackConfig default).
@@ -37,156 +53,16 @@ const END_LINGER_NS: i64 = 10_000_000_000;
 /// Capture start of generated files: 2025-01-01T00:00:00Z.
 const EPOCH_NS: i64 = 1_735_689_600_000_000_000;
 
-/// xorshift64*: a fixed sequence from the seed.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    /// A non-zero 32-bit tag.
-    fn tag(&mut self) -> u32 {
-        loop {
-            let t = self.next() as u32;
-            if t != 0 {
-                return t;
-            }
-        }
-    }
-}
-
-struct PcapWriter {
-    out: BufWriter<std::fs::File>,
-    bytes: u64,
-    frames: u64,
-}
-
-impl PcapWriter {
-    fn create(path: &Path, link_type: u32) -> std::io::Result<Self> {
-        let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
-        out.write_all(&0xa1b2_3c4du32.to_le_bytes())?; // nanosecond pcap
-        out.write_all(&2u16.to_le_bytes())?;
-        out.write_all(&4u16.to_le_bytes())?;
-        out.write_all(&0u32.to_le_bytes())?;
-        out.write_all(&0u32.to_le_bytes())?;
-        out.write_all(&262_144u32.to_le_bytes())?;
-        out.write_all(&link_type.to_le_bytes())?;
-        Ok(PcapWriter {
-            out,
-            bytes: 24,
-            frames: 0,
-        })
-    }
-
-    fn frame(&mut self, ts_ns: i64, data: &[u8]) -> std::io::Result<()> {
-        let secs = ts_ns.div_euclid(1_000_000_000) as u32;
-        let nanos = ts_ns.rem_euclid(1_000_000_000) as u32;
-        for v in [secs, nanos, data.len() as u32, data.len() as u32] {
-            self.out.write_all(&v.to_le_bytes())?;
-        }
-        self.out.write_all(data)?;
-        self.bytes += 16 + data.len() as u64;
-        self.frames += 1;
-        Ok(())
-    }
-}
-
-/// Writes the CRC32c of an SCTP packet into its common header.
-fn seal_sctp(sctp: &mut [u8]) {
-    sctp[8..12].fill(0);
-    let crc = crc32c::crc32c(sctp);
-    sctp[8..12].copy_from_slice(&crc.to_le_bytes());
-}
-
-fn ipv4_checksum(header: &[u8]) -> u16 {
-    let mut sum: u32 = header
-        .chunks(2)
-        .map(|w| u32::from(u16::from_be_bytes([w[0], w[1]])))
-        .sum();
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
-}
-
-/// An IPv4 datagram carrying one SCTP packet made of `chunks`.
-fn sctp_over_ipv4(
-    src: [u8; 4],
-    dst: [u8; 4],
-    ports: (u16, u16),
-    vtag: u32,
-    chunks: &[Vec<u8>],
-) -> Vec<u8> {
-    let mut sctp = Vec::with_capacity(64);
-    sctp.extend_from_slice(&ports.0.to_be_bytes());
-    sctp.extend_from_slice(&ports.1.to_be_bytes());
-    sctp.extend_from_slice(&vtag.to_be_bytes());
-    sctp.extend_from_slice(&[0; 4]);
-    for c in chunks {
-        sctp.extend_from_slice(c);
-        sctp.resize(sctp.len().next_multiple_of(4), 0);
-    }
-    seal_sctp(&mut sctp);
-    let total = 20 + sctp.len();
-    let mut ip = vec![
-        0x45,
-        0,
-        (total >> 8) as u8,
-        total as u8,
-        0,
-        0,
-        0x40,
-        0,
-        64,
-        132,
-        0,
-        0,
-    ];
-    ip.extend_from_slice(&src);
-    ip.extend_from_slice(&dst);
-    let sum = ipv4_checksum(&ip);
-    ip[10..12].copy_from_slice(&sum.to_be_bytes());
-    ip.extend_from_slice(&sctp);
-    ip
-}
-
-fn chunk(kind: u8, flags: u8, value: &[u8]) -> Vec<u8> {
-    let mut c = vec![kind, flags];
-    c.extend_from_slice(&((4 + value.len()) as u16).to_be_bytes());
-    c.extend_from_slice(value);
-    c
-}
-
-fn init_value(tag: u32, tsn: u32, cookie: Option<&[u8]>) -> Vec<u8> {
-    let mut v = Vec::new();
-    v.extend_from_slice(&tag.to_be_bytes());
-    v.extend_from_slice(&65_536u32.to_be_bytes()); // a_rwnd
-    v.extend_from_slice(&10u16.to_be_bytes()); // outbound streams
-    v.extend_from_slice(&10u16.to_be_bytes()); // inbound streams
-    v.extend_from_slice(&tsn.to_be_bytes());
-    if let Some(cookie) = cookie {
-        v.extend_from_slice(&7u16.to_be_bytes()); // State Cookie
-        v.extend_from_slice(&((4 + cookie.len()) as u16).to_be_bytes());
-        v.extend_from_slice(cookie);
-    }
-    v
-}
-
 /// (a) `associations` handshakes with one DATA and SACK each, never ended.
 fn never_ending(
     path: &Path,
     associations: u32,
     seed: u64,
     shared_ports: bool,
-) -> std::io::Result<PcapWriter> {
+    format: Format,
+) -> std::io::Result<CaptureWriter> {
     let mut rng = Rng::new(seed);
-    let mut w = PcapWriter::create(path, LINKTYPE_IPV4)?;
+    let mut w = CaptureWriter::create(path, format, LINKTYPE_IPV4)?;
     // 200 µs per association: 20 000 of them within 4 s.
     let step = 200_000i64;
     for i in 0..associations {
@@ -194,7 +70,8 @@ fn never_ending(
         let (server, ports) = if shared_ports {
             ([10, 3, (i >> 8) as u8, i as u8], (2905, 2905))
         } else {
-            let ports = (10_000 + (i % 50_000) as u16, 5_000 + (i / 50_000) as u16);
+            // Ports no Wireshark dissector is registered for (opaque data).
+            let ports = (40_000 + (i % 25_000) as u16, 5_000 + (i / 25_000) as u16);
             ([10, 1, 0, 1], ports)
         };
         let back = (ports.1, ports.0);
@@ -202,7 +79,7 @@ fn never_ending(
         let (tsn0, tsn1) = (rng.next() as u32, rng.next() as u32);
         let cookie = rng.next().to_be_bytes();
         let mut t = EPOCH_NS + i64::from(i) * step;
-        let mut send = |w: &mut PcapWriter, ip: Vec<u8>| {
+        let mut send = |w: &mut CaptureWriter, ip: Vec<u8>| {
             t += 20_000;
             w.frame(t, &ip)
         };
@@ -219,8 +96,15 @@ fn never_ending(
         send(&mut w, sctp_over_ipv4(server, client, back, t0, &[ack]))?;
         let mut data = Vec::new();
         data.extend_from_slice(&tsn0.to_be_bytes());
-        data.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0]); // stream, SSN, PPID
-        data.extend_from_slice(b"ping");
+        data.extend_from_slice(&[0, 0, 0, 0]); // stream, SSN
+        if shared_ports {
+            // PPID 3 and an M3UA ASP Up, which tshark decodes on port 2905.
+            data.extend_from_slice(&3u32.to_be_bytes());
+            data.extend_from_slice(&[1, 0, 3, 1, 0, 0, 0, 8]);
+        } else {
+            data.extend_from_slice(&0u32.to_be_bytes());
+            data.extend_from_slice(b"ping");
+        }
         let data = chunk(0, 0x03, &data);
         send(&mut w, sctp_over_ipv4(client, server, ports, t1, &[data]))?;
         let mut sack = Vec::new();
@@ -327,16 +211,21 @@ fn short(
     megabytes: u64,
     alive: u32,
     seed: u64,
-) -> std::io::Result<(PcapWriter, u32)> {
+    format: Format,
+) -> std::io::Result<(CaptureWriter, u32)> {
     let t = read_template(template);
-    let template_bytes: u64 = t.frames.iter().map(|(_, d)| 16 + d.len() as u64).sum();
+    let record = |len: usize| match format {
+        Format::Pcap => 16 + len as u64,
+        Format::Pcapng => 32 + len.next_multiple_of(4) as u64,
+    };
+    let template_bytes: u64 = t.frames.iter().map(|(_, d)| record(d.len())).sum();
     let target = megabytes * 1_000_000;
     let copies = target.div_ceil(template_bytes).max(1) as u32;
     // Each copy stays in the analyzer for its duration plus the linger.
     let spacing = (t.duration + END_LINGER_NS) / i64::from(alive.max(1));
     let mut rng = Rng::new(seed);
     let masks: Vec<u32> = (0..copies).map(|_| rng.tag()).collect();
-    let mut w = PcapWriter::create(path, t.link_type)?;
+    let mut w = CaptureWriter::create(path, format, t.link_type)?;
     // Merge the copies in time order: (time, copy, frame index).
     let mut next: BinaryHeap<Reverse<(i64, u32, usize)>> = BinaryHeap::new();
     let start = |k: u32| EPOCH_NS + i64::from(k) * spacing;
@@ -357,7 +246,8 @@ fn short(
         };
         frame.clear();
         frame.extend_from_slice(&t.frames[i].1);
-        let port = 1024 + (k % 60_000) as u16;
+        // Ports no Wireshark dissector is registered for (opaque data).
+        let port = 40_000 + (k % 25_000) as u16;
         rewrite(&mut frame, t.link_type, masks[k as usize], port);
         w.frame(at, &frame)?;
         if let Some(f) = t.frames.get(i + 1) {
@@ -369,7 +259,7 @@ fn short(
 
 fn usage() -> ! {
     eprintln!(
-        "usage: gen_workload never-ending OUT [--associations N] [--seed S] [--shared-ports]\n       gen_workload short OUT --megabytes M [--alive A] [--seed S] [--template PCAP]"
+        "usage: gen_workload never-ending OUT [--associations N] [--seed S] [--shared-ports] [--format pcap|pcapng]\n       gen_workload short OUT --megabytes M [--alive A] [--seed S] [--template PCAP] [--format pcap|pcapng]\n       gen_workload long OUT --megabytes M [--associations N] [--rate R] [--seed S] [--format pcap|pcapng]"
     );
     std::process::exit(2)
 }
@@ -390,6 +280,13 @@ fn main() -> std::io::Result<()> {
         option(name).map_or(default, |v| v.parse().unwrap_or_else(|_| usage()))
     };
     let seed = number("--seed", 1);
+    let format = option("--format").map_or(Format::Pcap, |f| {
+        Format::parse(f).unwrap_or_else(|| usage())
+    });
+    let megabytes = || -> u64 {
+        let mb = option("--megabytes").unwrap_or_else(|| usage());
+        mb.parse().unwrap_or_else(|_| usage())
+    };
     let out = PathBuf::from(out);
     let started = std::time::Instant::now();
     let (w, what) = match mode.as_str() {
@@ -397,7 +294,7 @@ fn main() -> std::io::Result<()> {
             let n = number("--associations", 20_000) as u32;
             let shared = args.iter().any(|a| a == "--shared-ports");
             (
-                never_ending(&out, n, seed, shared)?,
+                never_ending(&out, n, seed, shared, format)?,
                 format!("{n} associations"),
             )
         }
@@ -409,16 +306,33 @@ fn main() -> std::io::Result<()> {
                 },
                 PathBuf::from,
             );
-            let mb = option("--megabytes").unwrap_or_else(|| usage());
-            let mb: u64 = mb.parse().unwrap_or_else(|_| usage());
             let alive = number("--alive", 200) as u32;
-            let (w, copies) = short(&out, &template, mb, alive, seed)?;
+            let (w, copies) = short(&out, &template, megabytes(), alive, seed, format)?;
             (w, format!("{copies} associations, ~{alive} alive at once"))
+        }
+        "long" => {
+            let associations = number("--associations", 4) as u32;
+            let rate: f64 =
+                option("--rate").map_or(50.0, |v| v.parse().unwrap_or_else(|_| usage()));
+            let mut w = CaptureWriter::create(&out, format, long::LINKTYPE_ETHERNET)?;
+            let options = long::Options {
+                associations,
+                rate,
+                target_bytes: megabytes() * 1_000_000,
+                start_ns: EPOCH_NS,
+            };
+            let stats = long::generate(&mut w, Rng::new(seed), &options)?;
+            (
+                w,
+                format!(
+                    "{associations} associations, {} renumberings, {} outages",
+                    stats.renumberings, stats.outages
+                ),
+            )
         }
         _ => usage(),
     };
-    let (bytes, frames) = (w.bytes, w.frames);
-    w.out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    let (bytes, frames) = w.finish()?;
     eprintln!(
         "{}: {frames} frames, {bytes} bytes, {what} ({:.1} s)",
         out.display(),
