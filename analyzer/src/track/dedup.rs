@@ -2,7 +2,6 @@
 //! packet once per interface it crosses, 0 s apart). Such copies are
 //! counted as capture duplicates, never as retransmissions.
 
-use super::{fnv1a, FNV_OFFSET};
 use crate::decode::SctpDatagram;
 use crate::time::{Nanos, Timestamp};
 use std::net::IpAddr;
@@ -60,11 +59,17 @@ impl DuplicateDetector {
     }
 }
 
-/// FNV-1a over the addresses, the length, and the first bytes of the SCTP
-/// packet (its header holds the CRC32c of the whole packet).
+/// xxh3 over the addresses, the length, and the first bytes of the SCTP
+/// packet (its header holds the CRC32c of the whole packet), gathered in
+/// one stack buffer: every packet is fingerprinted, so this is on the hot
+/// path (a byte-at-a-time FNV-1a here was a quarter of the analysis).
 fn fingerprint(dg: &SctpDatagram<'_>) -> Fingerprint {
-    let mut h = FNV_OFFSET;
-    let mut feed = |bytes: &[u8]| h = fnv1a(h, bytes);
+    let mut buf = [0u8; 16 + 16 + 4 + 12 + FINGERPRINT_BYTES];
+    let mut n = 0;
+    let mut feed = |bytes: &[u8]| {
+        buf[n..n + bytes.len()].copy_from_slice(bytes);
+        n += bytes.len();
+    };
     for addr in [dg.src, dg.dst] {
         match addr {
             IpAddr::V4(a) => feed(&a.octets()),
@@ -73,5 +78,5 @@ fn fingerprint(dg: &SctpDatagram<'_>) -> Fingerprint {
     }
     feed(&(dg.bytes.len() as u32).to_le_bytes());
     feed(&dg.bytes[..dg.bytes.len().min(12 + FINGERPRINT_BYTES)]);
-    Fingerprint(h)
+    Fingerprint(xxhash_rust::xxh3::xxh3_64(&buf[..n]))
 }
