@@ -8,41 +8,82 @@ use crate::wire::sctp_chunk::chunk_type;
 use serde::{Serialize, Serializer};
 use std::net::IpAddr;
 
-/// Chunk counts by type: the known types in [`chunk_type::KNOWN`] order,
-/// then one slot for every unknown type.
-#[derive(Debug, Clone, Copy)]
-pub struct ChunkCounts([u64; chunk_type::KNOWN.len() + 1]);
+/// A chunk counter: paths count in `u32` (saturating; a path would need
+/// 4·10⁹ chunks of one type), files and associations in `u64`.
+pub trait Counter: Copy + Default + Into<u64> {
+    fn increment(&mut self);
+    fn add_counter(&mut self, other: Self);
+}
 
-impl Default for ChunkCounts {
-    fn default() -> Self {
-        ChunkCounts([0; chunk_type::KNOWN.len() + 1])
+impl Counter for u64 {
+    #[inline]
+    fn increment(&mut self) {
+        *self += 1;
+    }
+    fn add_counter(&mut self, other: Self) {
+        *self += other;
     }
 }
 
-impl ChunkCounts {
+impl Counter for u32 {
+    #[inline]
+    fn increment(&mut self) {
+        *self = self.saturating_add(1);
+    }
+    fn add_counter(&mut self, other: Self) {
+        *self = self.saturating_add(other);
+    }
+}
+
+const SLOTS: usize = chunk_type::KNOWN.len() + 1;
+
+/// The counter slot of every chunk type: its index in
+/// [`chunk_type::KNOWN`], or the last slot for unknown types (a table,
+/// not a search: every chunk of a capture is counted).
+const SLOT_OF: [u8; 256] = {
+    let mut table = [chunk_type::KNOWN.len() as u8; 256];
+    let mut i = 0;
+    while i < chunk_type::KNOWN.len() {
+        table[chunk_type::KNOWN[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// Chunk counts by type: the known types in [`chunk_type::KNOWN`] order,
+/// then one slot for every unknown type.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkCounts<C: Counter = u64>([C; SLOTS]);
+
+/// A path's chunk counts (half the memory of a file's).
+pub type PathChunkCounts = ChunkCounts<u32>;
+
+impl<C: Counter> Default for ChunkCounts<C> {
+    fn default() -> Self {
+        ChunkCounts([C::default(); SLOTS])
+    }
+}
+
+impl<C: Counter> ChunkCounts<C> {
     #[inline]
     pub fn add(&mut self, t: u8) {
-        let slot = chunk_type::KNOWN
-            .iter()
-            .position(|&k| k == t)
-            .unwrap_or(chunk_type::KNOWN.len());
-        self.0[slot] += 1;
+        self.0[usize::from(SLOT_OF[usize::from(t)])].increment();
     }
     pub fn get(&self, t: u8) -> u64 {
         chunk_type::KNOWN
             .iter()
             .position(|&k| k == t)
-            .map_or(0, |i| self.0[i])
+            .map_or(0, |i| self.0[i].into())
     }
     pub fn unknown(&self) -> u64 {
-        self.0[chunk_type::KNOWN.len()]
+        self.0[chunk_type::KNOWN.len()].into()
     }
     pub fn total(&self) -> u64 {
-        self.0.iter().sum()
+        self.0.iter().map(|&c| c.into()).sum()
     }
-    pub fn merge(&mut self, other: &ChunkCounts) {
+    pub fn merge(&mut self, other: &ChunkCounts<C>) {
         for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
-            *a += b;
+            a.add_counter(*b);
         }
     }
     /// Non-zero counts as (name, count), in display order.
@@ -51,12 +92,12 @@ impl ChunkCounts {
             .iter()
             .map(|&t| chunk_type::name(t))
             .chain(std::iter::once("unknown"))
-            .zip(self.0.iter().copied())
+            .zip(self.0.iter().map(|&c| c.into()))
             .filter(|(_, n)| *n > 0)
     }
 }
 
-impl Serialize for ChunkCounts {
+impl<C: Counter> Serialize for ChunkCounts<C> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_map(self.iter())
     }
@@ -83,7 +124,7 @@ pub struct PathState {
     pub packets: u64,
     /// SCTP bytes (common header and chunks) as carried on the wire.
     pub bytes: u64,
-    pub chunks: ChunkCounts,
+    pub chunks: PathChunkCounts,
     pub data_new: u64,
     pub data_retransmitted: u64,
     pub data_retransmitted_after_ack: u64,
@@ -252,7 +293,7 @@ mod tests {
 
     #[test]
     fn chunk_counts() {
-        let mut c = ChunkCounts::default();
+        let mut c: ChunkCounts = ChunkCounts::default();
         c.add(chunk_type::DATA);
         c.add(chunk_type::DATA);
         c.add(chunk_type::ASCONF);
