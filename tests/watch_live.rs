@@ -1,8 +1,8 @@
-//! `sctp-handover watch -i lo` on a real interface: the Koh & Kim exchange
+//! `sctp-handover watch -i lo --write` on a real interface: the Koh & Kim exchange
 //! replayed in real time over loopback (each SCTP packet in UDP, RFC 6951,
 //! from its own 127.0.0.x address, so that paths stay apart), captured by
 //! `watch` and by `tcpdump` at once; the handovers `watch` prints live are
-//! those `analyze` finds in tcpdump's file. Needs CAP_NET_RAW (CI runs as
+//! those `analyze` finds in tcpdump's file and in the file watch kept. Needs CAP_NET_RAW (CI runs as
 //! root).
 
 #[path = "../analyzer/tests/common/mod.rs"]
@@ -58,6 +58,8 @@ fn live_handovers_equal_the_offline_analysis_of_the_same_packets() {
             "--filter",
         ])
         .arg(format!("udp port {PORT}"))
+        .arg("--write")
+        .arg(dir.join("kept.pcapng"))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -135,4 +137,18 @@ fn live_handovers_equal_the_offline_analysis_of_the_same_packets() {
     // figures are those of tcpdump's copy of the same packets.
     assert_eq!(live.len(), 2, "{stdout}\n{stderr}");
     assert_eq!(live, offline, "{stdout}");
+    // What watch kept (--write) analyses to the same handovers.
+    let kept = Command::new(env!("CARGO_BIN_EXE_sctp-handover"))
+        .args(["analyze", "--format", "json", "--filter"])
+        .arg(format!("udp port {PORT}"))
+        .arg(dir.join("kept.pcapng"))
+        .output()
+        .expect("analyze runs");
+    let kept: Vec<(f64, f64, f64)> = String::from_utf8_lossy(&kept.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["record"] == "handover")
+        .map(|v| figures(&v))
+        .collect();
+    assert_eq!(kept, live);
 }

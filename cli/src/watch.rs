@@ -12,6 +12,7 @@ use sctp_handover::handover::{Component, Handover};
 use sctp_handover::time::Timestamp;
 use sctp_handover_live::follow::{self, FollowReader, Stop};
 use sctp_handover_live::interfaces::Live;
+use sctp_handover_live::write::PcapngWriter;
 use serde_json::json;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -49,6 +50,10 @@ pub struct WatchArgs {
     idle_exit: Option<f64>,
     #[arg(long, value_enum, default_value_t = WatchFormat::Text)]
     format: WatchFormat,
+    /// Keep every captured frame in this pcapng file (live capture);
+    /// analysing it afterwards gives what the live run gave.
+    #[arg(long, value_name = "FILE.pcapng", conflicts_with = "follow")]
+    write: Option<PathBuf>,
     /// No status line.
     #[arg(short, long)]
     quiet: bool,
@@ -294,12 +299,22 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         }
     } else {
         let live = Live::open(&args.interfaces, stop.clone()).map_err(anyhow::Error::msg)?;
+        let mut keep = match &args.write {
+            Some(p) => Some(
+                PcapngWriter::create(p).with_context(|| format!("cannot write {}", p.display()))?,
+            ),
+            None => None,
+        };
         let mut last_packet = Instant::now();
         while !FollowReader::stopped(&stop, last_packet) {
             match live.frames.recv_timeout(Duration::from_millis(200)) {
                 Ok(f) => {
                     frames += 1;
                     last_packet = Instant::now();
+                    if let Some(w) = keep.as_mut() {
+                        w.frame(f.interface, f.link_type, f.ts_ns, f.original_len, &f.data)
+                            .context("writing --write")?;
+                    }
                     let frame = Frame {
                         number: frames,
                         timestamp: Timestamp(f.ts_ns),
@@ -316,6 +331,9 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             }
         }
         stop.flag.store(true, Ordering::Relaxed);
+        if let Some(w) = keep {
+            w.finish().context("writing --write")?;
+        }
         for s in live.finish() {
             summary.push(format!(
                 "{}: {} received by the filter, {} dropped by the kernel, {} by the interface{}",

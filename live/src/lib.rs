@@ -4,3 +4,4 @@
 pub mod filter;
 pub mod follow;
 pub mod interfaces;
+pub mod write;
