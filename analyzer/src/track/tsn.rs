@@ -126,7 +126,8 @@ pub struct TsnLedger {
     max_window: usize,
     /// TSNs dropped from the window by the cap, not yet reported.
     forgotten: u64,
-    /// Miss indications start here: every TSN below is past counting.
+    /// Miss indications start here: every TSN below is past counting
+    /// until it is sent again.
     miss_scan_from: Option<u32>,
 }
 
@@ -217,6 +218,11 @@ impl TsnLedger {
                         rec.last_time = time;
                         rec.last_path = path;
                         rec.miss_reports = 0;
+                        // Its miss indications count again from zero: the
+                        // scan for them must not start past it.
+                        if self.miss_scan_from.is_some_and(|from| serial_gt(from, tsn)) {
+                            self.miss_scan_from = Some(tsn);
+                        }
                         class
                     }
                     None => DataClass::Retransmission {
@@ -361,11 +367,11 @@ impl TsnLedger {
             }
         }
         // RFC 9260 §7.2.4: every TSN below the highest gap-acked one that is
-        // still missing gets a miss indication. Records past counting (gap
-        // acked, never seen, or at the fast-retransmit threshold: a TSN is
-        // fast retransmitted once) are skipped for good by starting after
-        // the prefix of such records, so repeated SACKs over a large window
-        // cost what changes, not the window each time.
+        // still missing gets a miss indication. The scan starts after the
+        // prefix of records past counting (gap acked, never seen, or at the
+        // fast-retransmit threshold), so repeated SACKs over a large window
+        // cost what changes, not the window each time; a record sent again
+        // moves the start back to it (see `on_data`).
         if let Some(limit) = highest_gap_end {
             let start = self
                 .miss_scan_from
@@ -503,6 +509,35 @@ mod tests {
             }
         ));
         assert_eq!(l.counters.gap_blocks, 3);
+    }
+
+    #[test]
+    fn miss_indications_count_again_after_a_tsn_is_sent_again() {
+        let mut l = TsnLedger::default();
+        for tsn in 1..=8 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), 0, 1);
+        }
+        for end in 2..=4u16 {
+            l.on_sack(1, [(2u16, end)].into_iter(), t(10));
+        }
+        assert!(matches!(
+            l.on_data(2, 9, t(11), 0, 1),
+            DataClass::Retransmission { fast: true, .. }
+        ));
+        // The copy is lost too: three more SACKs report it missing, and the
+        // third copy is a fast retransmission again (the scan for miss
+        // indications restarts at the TSN sent again).
+        assert!(matches!(
+            l.on_data(2, 10, t(12), 0, 1),
+            DataClass::Retransmission { fast: false, .. }
+        ));
+        for end in 5..=7u16 {
+            l.on_sack(1, [(2u16, end)].into_iter(), t(20));
+        }
+        assert!(matches!(
+            l.on_data(2, 11, t(21), 0, 1),
+            DataClass::Retransmission { fast: true, .. }
+        ));
     }
 
     #[test]
