@@ -9,7 +9,18 @@ use crate::write::TableFormat;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-const DONE_DIR: &str = "_inputs";
+/// Where the completion records are (`OUT/_inputs/<key>.json`).
+pub const DONE_DIR: &str = "_inputs";
+/// Part files are `part-<key>.<ext>`.
+const PART_PREFIX: &str = "part-";
+
+/// The input key of a part file's path, None when the path is no part
+/// (a hidden unfinished part, a stray file).
+pub fn part_key(path: &Path) -> Option<&str> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name.strip_prefix(PART_PREFIX)?;
+    Some(stem.split_once('.').map_or(stem, |(key, _)| key))
+}
 
 /// A stable key for an input: the same source path gives the same part
 /// names on every run and every machine (so reruns replace, not add).
@@ -59,7 +70,7 @@ impl Dataset {
     pub fn part(&self, table: &str, key: &str) -> PathBuf {
         self.root
             .join(table)
-            .join(format!("part-{key}.{}", self.format.extension()))
+            .join(format!("{PART_PREFIX}{key}.{}", self.format.extension()))
     }
 
     fn done_path(&self, key: &str) -> PathBuf {
@@ -145,5 +156,8 @@ mod tests {
             Some(123)
         );
         assert_eq!(temporary_owner(Path::new("x/part-ab.parquet")), None);
+        assert_eq!(part_key(Path::new("x/part-ab.parquet")), Some("ab"));
+        assert_eq!(part_key(Path::new("x/.part-ab.parquet.123.tmp")), None);
+        assert_eq!(part_key(Path::new("x/notes.txt")), None);
     }
 }

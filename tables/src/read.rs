@@ -2,6 +2,7 @@
 //! table: every part of the table (Parquet, CSV or JSON lines, as found),
 //! concatenated diagonally (parameter columns differ between sweeps).
 
+use crate::dataset::{part_key, DONE_DIR};
 use anyhow::Context;
 use polars::functions::concat_df_diagonal;
 use polars::prelude::{
@@ -12,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// Whether `dir` looks like a dataset written by `analyze --out` (it has
 /// the completion records and a `files` table).
 pub fn is_dataset(dir: &Path) -> bool {
-    dir.join("_inputs").is_dir() && dir.join("files").is_dir()
+    dir.join(DONE_DIR).is_dir() && dir.join("files").is_dir()
 }
 
 /// The part files of `table` (`part-<key>.<ext>`), in name order; hidden
@@ -23,10 +24,7 @@ pub fn parts(root: &Path, table: &str) -> anyhow::Result<Vec<PathBuf>> {
         .with_context(|| format!("{}: no `{table}` table here", dir.display()))?;
     let mut parts: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.starts_with("part-") && p.is_file()
-        })
+        .filter(|p| part_key(p).is_some() && p.is_file())
         .collect();
     parts.sort();
     Ok(parts)
@@ -64,11 +62,7 @@ pub fn read_table_of(
 ) -> anyhow::Result<Option<DataFrame>> {
     let mut frames = Vec::new();
     for part in parts(root, table)? {
-        let key = part
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .and_then(|s| s.strip_prefix("part-"))
-            .unwrap_or("");
+        let key = part_key(&part).unwrap_or("");
         if keys.is_some_and(|k| !k.contains(key)) {
             continue;
         }
