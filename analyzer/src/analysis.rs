@@ -96,21 +96,33 @@ pub struct Accounting {
     pub filtered_out: u64,
 }
 
+/// How many categories there are.
+pub const ACCOUNTING_CATEGORIES: usize = 13;
+
 impl Accounting {
+    /// Every category as (its name, as a field and a `frames_*` column,
+    /// count), in declaration order: the one list the outputs and the
+    /// total follow.
+    pub fn categories(&self) -> [(&'static str, u64); ACCOUNTING_CATEGORIES] {
+        [
+            ("sctp", self.sctp),
+            ("sctp_truncated", self.sctp_truncated),
+            ("sctp_malformed", self.sctp_malformed),
+            ("sctp_untracked", self.sctp_untracked),
+            ("capture_duplicates", self.capture_duplicates),
+            ("icmp_about_sctp", self.icmp_about_sctp),
+            ("ip_fragments", self.ip_fragments),
+            ("not_sctp", self.not_sctp),
+            ("truncated", self.truncated),
+            ("malformed", self.malformed),
+            ("unsupported_link_type", self.unsupported_link_type),
+            ("non_packet_records", self.non_packet_records),
+            ("filtered_out", self.filtered_out),
+        ]
+    }
+
     pub fn total(&self) -> u64 {
-        self.sctp
-            + self.sctp_truncated
-            + self.sctp_malformed
-            + self.sctp_untracked
-            + self.capture_duplicates
-            + self.icmp_about_sctp
-            + self.ip_fragments
-            + self.not_sctp
-            + self.truncated
-            + self.malformed
-            + self.unsupported_link_type
-            + self.non_packet_records
-            + self.filtered_out
+        self.categories().iter().map(|(_, n)| n).sum()
     }
 }
 

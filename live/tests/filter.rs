@@ -15,21 +15,13 @@ fn repo() -> PathBuf {
 }
 
 /// The categories a filtered file and tcpdump's copy share (pcapng records
-/// without packets are not copied by tcpdump).
-fn packet_categories(a: &Accounting) -> [u64; 11] {
-    [
-        a.sctp,
-        a.sctp_truncated,
-        a.sctp_malformed,
-        a.sctp_untracked,
-        a.capture_duplicates,
-        a.icmp_about_sctp,
-        a.ip_fragments,
-        a.not_sctp,
-        a.truncated,
-        a.malformed,
-        a.unsupported_link_type,
-    ]
+/// without packets are not copied by tcpdump; nothing is filtered out of
+/// the copy).
+fn packet_categories(a: &Accounting) -> Vec<(&'static str, u64)> {
+    a.categories()
+        .into_iter()
+        .filter(|(name, _)| !matches!(*name, "non_packet_records" | "filtered_out"))
+        .collect()
 }
 
 /// None when tcpdump cannot rewrite the file (several link types, …).

@@ -3,7 +3,7 @@
 
 use crate::rows::Rows;
 use crate::schema;
-use sctp_handover::analysis::{AssociationReport, FileReport};
+use sctp_handover::analysis::{AssociationReport, FileReport, ACCOUNTING_CATEGORIES};
 use sctp_handover::events::{Event, EventKind};
 use sctp_handover::handover::{CapturePoint, Component, Handover, SwitchClass};
 use sctp_handover::time::{Nanos, Timestamp};
@@ -102,21 +102,7 @@ pub fn file_row(rows: &mut Rows, o: &FileOutcome<'_>) {
                 .bool(f.compressed)
                 .text(link_types.join(","))
                 .u64(f.frames);
-            for n in [
-                a.sctp,
-                a.sctp_truncated,
-                a.sctp_malformed,
-                a.sctp_untracked,
-                a.capture_duplicates,
-                a.icmp_about_sctp,
-                a.ip_fragments,
-                a.not_sctp,
-                a.truncated,
-                a.malformed,
-                a.unsupported_link_type,
-                a.non_packet_records,
-                a.filtered_out,
-            ] {
+            for (_, n) in a.categories() {
                 rows.u64(n);
             }
             let first_problem = f.problems.first();
@@ -137,7 +123,7 @@ pub fn file_row(rows: &mut Rows, o: &FileOutcome<'_>) {
                 .bool(None)
                 .str(None::<String>)
                 .u64(None);
-            for _ in 0..13 {
+            for _ in 0..ACCOUNTING_CATEGORIES {
                 rows.u64(None);
             }
             rows.time(None)

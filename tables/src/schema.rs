@@ -509,3 +509,23 @@ fn row(c: &Col) -> String {
         c.doc
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_frames_columns_are_the_accounting_categories_in_order() {
+        let columns: Vec<&str> = FILES
+            .columns
+            .iter()
+            .filter_map(|c| c.name.strip_prefix("frames_"))
+            .collect();
+        let categories: Vec<&str> = sctp_handover::analysis::Accounting::default()
+            .categories()
+            .iter()
+            .map(|(name, _)| *name)
+            .collect();
+        assert_eq!(columns, categories);
+    }
+}
