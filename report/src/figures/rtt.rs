@@ -76,15 +76,7 @@ pub fn figure(
             .label(format!("path {}: {} → {}", p.id, p.src, p.dst))
             .legend(move |(x, y)| legend_marker((x, y), m, 4, c.filled()));
         }
-        drawing(
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(style::GREY)
-                .label_font((style::FONT, 13))
-                .draw(),
-        )?;
+        style::legend(&mut chart)?;
         for s in &trace.rtt {
             let xy = chart.backend_coord(&(seconds(s.time, origin), s.rtt_ms));
             tips.point(

@@ -125,11 +125,21 @@ pub fn padded(lo: f64, hi: f64, fraction: f64) -> std::ops::Range<f64> {
 /// An axis tick: integers without a decimal point, others with at most
 /// three decimals ("100", "0.25", "-1200").
 pub fn tick(v: &f64) -> String {
-    let s = format!("{v:.3}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".into()
-    } else {
-        s.to_owned()
-    }
+    super::svg::trimmed(*v, 3)
+}
+
+/// The legend of a chart's labelled series, the same in every figure:
+/// upper left, on a translucent white box.
+pub fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+) -> anyhow::Result<()> {
+    drawing(
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(GREY)
+            .label_font((FONT, 13))
+            .draw(),
+    )
 }

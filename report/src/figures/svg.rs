@@ -97,15 +97,19 @@ pub fn csv_field(text: &str) -> String {
 /// needed up to microsecond resolution in milliseconds.
 pub fn num(v: Option<f64>) -> String {
     match v {
-        Some(x) if x.is_finite() => {
-            let s = format!("{x:.6}");
-            let s = s.trim_end_matches('0').trim_end_matches('.');
-            if s == "-0" {
-                "0".into()
-            } else {
-                s.to_owned()
-            }
-        }
+        Some(x) if x.is_finite() => trimmed(x, 6),
         _ => String::new(),
+    }
+}
+
+/// `x` with at most `places` decimals, trailing zeros and point dropped
+/// ("100", "0.25", never "-0").
+pub fn trimmed(x: f64, places: usize) -> String {
+    let s = format!("{x:.places$}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_owned()
     }
 }

@@ -387,15 +387,7 @@ pub fn figure(
                 }
             }
         }
-        drawing(
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(style::GREY)
-                .label_font((style::FONT, 13))
-                .draw(),
-        )?;
+        style::legend(&mut chart)?;
         for (p, retransmitted) in dir
             .new_data
             .points
