@@ -3,22 +3,9 @@
 
 mod common;
 
+use common::Rng;
+
 use sctp_handover::analysis::{analyze_file, AnalysisOptions};
-
-/// xorshift64*: a fixed sequence, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 #[test]
 fn mutated_captures_are_fully_accounted_without_panics() {

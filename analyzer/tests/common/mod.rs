@@ -457,3 +457,18 @@ pub fn frames_in(verbose: &str) -> std::collections::BTreeSet<u64> {
         .filter_map(|l| l.strip_prefix("Frame ")?.split(':').next()?.parse().ok())
         .collect()
 }
+
+/// xorshift64*: a fixed sequence from the seed, so failures reproduce.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
