@@ -729,16 +729,12 @@ pub fn analyze_reader(
     options: &AnalysisOptions,
     sink: &mut dyn ReportSink,
 ) -> Result<FileReport, CaptureError> {
-    let mut pipeline = Pipeline::new(options);
-    let mut state = ReportState::new(options);
-    let mut reports = Reports {
-        state: &mut state,
-        sink,
-    };
+    let mut stream = StreamAnalyzer::new(options);
     let outcome = reader.for_each_frame(|frame| {
-        pipeline.frame(&frame, &mut reports);
+        stream.frame(&frame, sink);
     })?;
-    pipeline.finish(&mut reports);
+    stream.finish(sink);
+    let StreamAnalyzer { pipeline, state } = stream;
     let events_dropped = state.engine.events_dropped();
     let path = reader.path().to_owned();
     let mut report = pipeline.report(&path, &reader, outcome, events_dropped);

@@ -306,7 +306,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             None => None,
         };
         let mut last_packet = Instant::now();
-        while !FollowReader::stopped(&stop, last_packet) {
+        while !stop.reached(last_packet) {
             match live.frames.recv_timeout(Duration::from_millis(200)) {
                 Ok(f) => {
                     frames += 1;

@@ -22,6 +22,13 @@ pub struct Stop {
     pub idle: Option<Duration>,
 }
 
+impl Stop {
+    /// Whether to end now, the last new data having come at `last_data`.
+    pub fn reached(&self, last_data: Instant) -> bool {
+        self.flag.load(Ordering::Relaxed) || self.idle.is_some_and(|d| last_data.elapsed() >= d)
+    }
+}
+
 /// The files of a rotation directory in the order tcpdump writes them:
 /// by modification time, then name (`-C` appends 1, 2, … to the name).
 pub fn rotation(dir: &Path) -> Vec<PathBuf> {
@@ -87,11 +94,6 @@ impl FollowReader {
             .position(|p| p == &self.path)
             .is_some_and(|i| i + 1 < files.len())
     }
-
-    /// Whether following should end now.
-    pub fn stopped(stop: &Stop, last_data: Instant) -> bool {
-        stop.flag.load(Ordering::Relaxed) || stop.idle.is_some_and(|d| last_data.elapsed() >= d)
-    }
 }
 
 impl Read for FollowReader {
@@ -102,7 +104,7 @@ impl Read for FollowReader {
                 self.last_data = Instant::now();
                 return Ok(n);
             }
-            if FollowReader::stopped(&self.stop, self.last_data) {
+            if self.stop.reached(self.last_data) {
                 return Ok(0);
             }
             if self.rotated() {
@@ -127,7 +129,7 @@ pub fn wait_for(path: &Path, dir: bool, stop: &Stop) -> Option<PathBuf> {
         } else if path.is_file() {
             return Some(path.to_owned());
         }
-        if FollowReader::stopped(stop, since) {
+        if stop.reached(since) {
             return None;
         }
         std::thread::sleep(POLL);
@@ -144,7 +146,7 @@ pub fn next_after(dir: &Path, current: &Path, stop: &Stop) -> Option<PathBuf> {
                 return Some(next.clone());
             }
         }
-        if FollowReader::stopped(stop, since) {
+        if stop.reached(since) {
             return None;
         }
         std::thread::sleep(POLL);
