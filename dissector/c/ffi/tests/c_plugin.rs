@@ -44,12 +44,15 @@ fn is_root() -> bool {
 }
 
 /// Who runs tshark, with the C plugin installed in `home` and not in
-/// `plain_home`; `work` holds captures the user can read.
+/// `plain_home`; `work` holds captures the user can read, and the Lua
+/// plugin (the checkout itself may not be readable to the test user, e.g.
+/// a clone in a `mktemp -d` directory).
 struct Env {
     user: Option<&'static str>,
     home: PathBuf,
     plain_home: PathBuf,
     work: PathBuf,
+    lua_plugin: PathBuf,
 }
 
 /// Builds sctpho.so once and installs it in a home of this test process
@@ -80,6 +83,13 @@ fn env() -> &'static Env {
         std::fs::create_dir_all(&plain_home).expect("plain home");
         std::fs::create_dir_all(&work).expect("work dir");
         run(Command::new("chmod").arg("755").arg(&base).arg(&work));
+        let lua = work.join("lua");
+        std::fs::create_dir_all(&lua).expect("lua dir");
+        for f in ["sctpho.lua", "sctpho_core.lua", "sctpho_wire.lua"] {
+            std::fs::copy(common::repo_root().join("dissector").join(f), lua.join(f))
+                .expect("copy the Lua plugin");
+        }
+        run(Command::new("chmod").arg("-R").arg("a+rX").arg(&lua));
         if let Some(u) = user {
             run(Command::new("chown")
                 .args(["-R", u])
@@ -90,6 +100,7 @@ fn env() -> &'static Env {
             user,
             home,
             plain_home,
+            lua_plugin: lua.join("sctpho.lua"),
             work,
         }
     })
@@ -145,10 +156,8 @@ fn tshark(tier: Tier, input: Input<'_>, args: &[&str]) -> Output {
         }
     };
     if tier == Tier::Lua {
-        cmd.arg("-X").arg(format!(
-            "lua_script:{}",
-            common::repo_root().join("dissector/sctpho.lua").display()
-        ));
+        cmd.arg("-X")
+            .arg(format!("lua_script:{}", env().lua_plugin.display()));
     }
     match input {
         Input::Nothing => {
