@@ -341,7 +341,7 @@ fn a_sack_with_huge_gap_blocks_costs_no_more_than_the_window() {
     let gap_blocks: u64 = a.associations[0]
         .directions
         .iter()
-        .map(|d| d.counters.gap_blocks)
+        .map(|d| d.counters().gap_blocks)
         .sum();
     assert_eq!(gap_blocks, u64::from(blocks));
 }
@@ -420,7 +420,7 @@ fn one_direction_only_forgets_tsns_past_the_window_and_says_so() {
     let new: u64 = a.associations[0]
         .directions
         .iter()
-        .map(|d| d.counters.new_chunks)
+        .map(|d| d.counters().new_chunks)
         .sum();
     assert_eq!(new, 3000);
 }

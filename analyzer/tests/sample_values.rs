@@ -143,11 +143,11 @@ fn koh_kim_1_mobile_node_capture() {
     assert_eq!(moves, vec![(109, 1, Some(1), 2), (132, 0, Some(0), 3)]);
     let d = &assoc.directions;
     assert_eq!(
-        (d[0].counters.new_chunks, d[1].counters.new_chunks),
+        (d[0].counters().new_chunks, d[1].counters().new_chunks),
         (70, 71)
     );
     assert_eq!(
-        d[0].counters.retransmitted_chunks + d[1].counters.retransmitted_chunks,
+        d[0].counters().retransmitted_chunks + d[1].counters().retransmitted_chunks,
         0
     );
 }
@@ -262,7 +262,7 @@ fn bokor_failover_correspondent_capture() {
     );
     // 14 DATA retransmissions (tshark agrees), all sent on the alternate path.
     let dir = &assoc.directions[1];
-    assert_eq!(dir.counters.retransmitted_chunks, 14);
+    assert_eq!(dir.counters().retransmitted_chunks, 14);
     assert_eq!(alternate.data_retransmitted, 14);
     // New DATA: first on the primary, then on the alternate.
     let segments: Vec<u16> = dir.new_data_paths.iter().map(|s| s.path).collect();

@@ -147,8 +147,8 @@ fn analyzer_agrees_with_tshark_on_every_sample_capture() {
             .flat_map(|x| x.directions.iter())
             .fold((0, 0), |(r, b), d| {
                 (
-                    r + d.counters.retransmitted_chunks,
-                    b + d.counters.first_seen_below_highest,
+                    r + d.counters().retransmitted_chunks,
+                    b + d.counters().first_seen_below_highest,
                 )
             });
         assert_eq!(

@@ -289,7 +289,7 @@ fn any_interface_duplicates_are_not_retransmissions() {
     assert_eq!(a.counters.chunks.total(), want.counters.chunks.total());
     let d = &a.associations[0].directions;
     assert_eq!(
-        d[0].counters.retransmitted_chunks + d[1].counters.retransmitted_chunks,
+        d[0].counters().retransmitted_chunks + d[1].counters().retransmitted_chunks,
         0
     );
 }

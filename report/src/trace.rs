@@ -283,7 +283,7 @@ impl ReportSink for TraceSink {
             .association
             .directions
             .iter()
-            .any(|d| d.counters.data_chunks > 0);
+            .any(|d| d.counters().data_chunks > 0);
         if traced.is_none() && carried_data {
             self.untraced += 1;
         }

@@ -531,7 +531,7 @@ fn association<'e>(
         )?;
     }
     for d in &a.directions {
-        let c = &d.counters;
+        let c = d.counters();
         if c.data_chunks == 0 && c.sacks == 0 {
             continue;
         }

@@ -1,7 +1,7 @@
 //! Associations and their endpoints.
 
 use super::path::PathState;
-use super::tsn::TsnLedger;
+use super::tsn::{DirectionCounters, TsnLedger};
 use crate::events::{AddressSource, AsconfRequestEvent, EndpointId, PathId};
 use crate::time::Timestamp;
 use rustc_hash::FxHashMap;
@@ -12,10 +12,48 @@ use std::net::IpAddr;
 /// paths; beyond, through a hash index.
 const PATHS_SCANNED: usize = 16;
 
+/// How an address became known, each way once, in the order learned.
+/// Inline: a heap list per address was a tenth of a short association.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LearnedFrom {
+    ways: [Option<AddressSource>; 3],
+}
+
+impl LearnedFrom {
+    pub fn one(how: AddressSource) -> Self {
+        LearnedFrom {
+            ways: [Some(how), None, None],
+        }
+    }
+
+    pub fn contains(&self, how: &AddressSource) -> bool {
+        self.ways.contains(&Some(*how))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &AddressSource> {
+        self.ways.iter().map_while(Option::as_ref)
+    }
+
+    /// Adds `how` unless known (there are only three ways).
+    pub fn add(&mut self, how: AddressSource) {
+        if !self.contains(&how) {
+            if let Some(free) = self.ways.iter_mut().find(|w| w.is_none()) {
+                *free = Some(how);
+            }
+        }
+    }
+}
+
+impl Serialize for LearnedFrom {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct AddressInfo {
     pub address: IpAddr,
-    pub learned_from: Vec<AddressSource>,
+    pub learned_from: LearnedFrom,
     pub first_frame: u64,
     /// Frame of the ASCONF-ACK that confirmed its deletion.
     pub deleted_frame: Option<u64>,
@@ -47,9 +85,7 @@ impl Endpoint {
                 if revived {
                     info.deleted_frame = None;
                 }
-                if !info.learned_from.contains(&how) {
-                    info.learned_from.push(how);
-                }
+                info.learned_from.add(how);
                 revived
             }
             None => {
@@ -57,7 +93,7 @@ impl Endpoint {
                 self.addresses.reserve_exact(1);
                 self.addresses.push(AddressInfo {
                     address,
-                    learned_from: vec![how],
+                    learned_from: LearnedFrom::one(how),
                     first_frame: frame,
                     deleted_frame: None,
                     confirmed_frame: None,
@@ -98,15 +134,52 @@ pub struct DataSegment {
 }
 
 /// Data sent by one endpoint.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default)]
 pub struct Direction {
     pub sender: EndpointId,
-    #[serde(flatten)]
-    pub counters: super::tsn::DirectionCounters,
     /// Which path carried new DATA over time.
     pub new_data_paths: Vec<DataSegment>,
-    #[serde(skip)]
-    pub ledger: TsnLedger,
+    /// Allocated by the direction's first DATA, SACK or FORWARD TSN: many
+    /// associations carry DATA one way only, or none, and with tens of
+    /// thousands alive an empty ledger per direction is a third of an
+    /// association's memory.
+    ledger: Option<Box<TsnLedger>>,
+}
+
+impl Direction {
+    /// The direction's counters (all zero until it carries anything).
+    pub fn counters(&self) -> &DirectionCounters {
+        self.ledger
+            .as_deref()
+            .map_or(&DirectionCounters::ZERO, |l| &l.counters)
+    }
+
+    /// The TSN ledger, created on first use with at most `window` TSNs.
+    pub(crate) fn ledger(&mut self, window: usize) -> &mut TsnLedger {
+        self.ledger.get_or_insert_with(|| {
+            let mut ledger = Box::<TsnLedger>::default();
+            ledger.limit_window(window);
+            ledger
+        })
+    }
+}
+
+impl Serialize for Direction {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct View<'a> {
+            sender: EndpointId,
+            #[serde(flatten)]
+            counters: &'a DirectionCounters,
+            new_data_paths: &'a [DataSegment],
+        }
+        View {
+            sender: self.sender,
+            counters: self.counters(),
+            new_data_paths: &self.new_data_paths,
+        }
+        .serialize(serializer)
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -16,13 +16,11 @@ impl Tracker {
     ) {
         let pmr = self.config.path_max_retrans;
         let rto_max = self.config.rto.max;
+        let window = self.config.limits.tsn_window;
         let a = &mut self.associations[ctx.assoc];
-        let dir = &mut a.directions[ctx.sender];
-        let class = dir
-            .ledger
-            .on_data(tsn, ctx.frame, ctx.time, ctx.path, user_bytes);
-        dir.counters = dir.ledger.counters;
-        let forgotten = dir.ledger.take_forgotten();
+        let ledger = a.directions[ctx.sender].ledger(window);
+        let class = ledger.on_data(tsn, ctx.frame, ctx.time, ctx.path, user_bytes);
+        let forgotten = ledger.take_forgotten();
         self.counters.limits.tsn_window.record(ctx.frame, forgotten);
         let (new, already_acked, previous, timeout_of) = match class {
             DataClass::New => (true, false, None, None),
@@ -65,6 +63,7 @@ impl Tracker {
         match class {
             DataClass::New => {
                 a.paths[usize::from(ctx.path)].data_new += 1;
+                let dir = &mut a.directions[ctx.sender];
                 let previous = dir.new_data_paths.last().map(|s| s.path);
                 match dir.new_data_paths.last_mut() {
                     Some(seg) if seg.path == ctx.path => {
@@ -132,12 +131,12 @@ impl Tracker {
     ) {
         // A SACK from `sender` acknowledges the peer's DATA.
         let data_sender = ctx.receiver();
+        let window = self.config.limits.tsn_window;
         let a = &mut self.associations[ctx.assoc];
-        let dir = &mut a.directions[data_sender];
-        dir.ledger.swap_buffers(&mut self.ack_buffers);
-        dir.ledger.on_sack_counters(u64::from(dup_tsns));
-        let sample = dir.ledger.on_sack(cumulative, gaps, ctx.time);
-        dir.counters = dir.ledger.counters;
+        let ledger = a.directions[data_sender].ledger(window);
+        ledger.swap_buffers(&mut self.ack_buffers);
+        ledger.on_sack_counters(u64::from(dup_tsns));
+        let sample = ledger.on_sack(cumulative, gaps, ctx.time);
         sink.observe(&Observation::Sack {
             frame: ctx.frame,
             time: ctx.time,
@@ -146,7 +145,7 @@ impl Tracker {
             cumulative_tsn: cumulative,
             dup_tsns,
         });
-        for acked in dir.ledger.newly_acked() {
+        for acked in ledger.newly_acked() {
             sink.observe(&Observation::Acked {
                 frame: ctx.frame,
                 time: ctx.time,
@@ -166,12 +165,12 @@ impl Tracker {
         let mut transitions: [(PathId, Option<Transition>); 8] = [(0, None); 8];
         for (slot, &path) in transitions
             .iter_mut()
-            .zip(a.directions[data_sender].ledger.newly_acked_paths())
+            .zip(a.directions[data_sender].ledger(window).newly_acked_paths())
         {
             *slot = (path, a.paths[usize::from(path)].record_success(ctx.time));
         }
         a.directions[data_sender]
-            .ledger
+            .ledger(window)
             .swap_buffers(&mut self.ack_buffers);
         for (path, t) in transitions {
             self.transition(ctx, path, t, sink);

@@ -156,11 +156,7 @@ impl Tracker {
         }
         let id = self.next_id;
         self.next_id = self.next_id.checked_add(1)?;
-        let mut a = Association::new(id, start, ports, frame, time);
-        for d in &mut a.directions {
-            d.ledger.limit_window(self.config.limits.tsn_window);
-        }
-        self.admit(a);
+        self.admit(Association::new(id, start, ports, frame, time));
         let how = match start {
             Start::Init => "init",
             Start::InitAck => "init_ack",

@@ -379,7 +379,10 @@ impl Tracker {
             }
             chunk_type::FORWARD_TSN | chunk_type::I_FORWARD_TSN => {
                 let sender = ctx.sender;
-                self.assoc(ctx).directions[sender].ledger.on_forward_tsn();
+                let window = self.config.limits.tsn_window;
+                self.assoc(ctx).directions[sender]
+                    .ledger(window)
+                    .on_forward_tsn();
             }
             chunk_type::ABORT | chunk_type::SHUTDOWN_COMPLETE => {
                 let reason = if chunk.chunk_type() == chunk_type::ABORT {

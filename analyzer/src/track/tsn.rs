@@ -87,6 +87,25 @@ pub struct DirectionCounters {
     pub cumulative_tsn_ack: Option<u32>,
 }
 
+impl DirectionCounters {
+    /// A direction that has carried nothing.
+    pub const ZERO: DirectionCounters = DirectionCounters {
+        data_chunks: 0,
+        new_chunks: 0,
+        retransmitted_chunks: 0,
+        retransmitted_after_ack: 0,
+        fast_retransmissions: 0,
+        first_seen_below_highest: 0,
+        user_data_bytes: 0,
+        sacks: 0,
+        gap_blocks: 0,
+        dup_tsns_reported: 0,
+        forward_tsns: 0,
+        highest_tsn: None,
+        cumulative_tsn_ack: None,
+    };
+}
+
 /// A TSN newly acknowledged by a SACK, with its effective (last)
 /// transmission.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
