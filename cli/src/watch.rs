@@ -61,6 +61,12 @@ pub struct WatchArgs {
     /// analysing it afterwards gives what the live run gave.
     #[arg(long, value_name = "FILE.pcapng", conflicts_with = "follow")]
     write: Option<PathBuf>,
+    /// Bytes kept of each captured frame (as tcpdump's -s). In immediate
+    /// mode libpcap sizes the kernel's ring slots by it: with the default
+    /// a 2 MB buffer holds only a few frames, so a briefly starved watch
+    /// drops; 2048 holds every frame of a 1500-byte MTU link whole.
+    #[arg(short = 's', long, default_value_t = 262_144, value_name = "BYTES")]
+    snaplen: i32,
     /// No status line.
     #[arg(short, long)]
     quiet: bool,
@@ -540,7 +546,10 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             };
         }
     } else {
-        let live = Live::open(&args.interfaces, stop.clone()).map_err(anyhow::Error::msg)?;
+        let live =
+            Live::open(&args.interfaces, args.snaplen, stop.clone()).map_err(anyhow::Error::msg)?;
+        // Packets are queued from here on (the harness waits for this line).
+        eprintln!("sctp-handover: capturing on {}", args.interfaces.join(", "));
         let mut keep = match &args.write {
             Some(p) => Some(
                 PcapngWriter::create(p).with_context(|| format!("cannot write {}", p.display()))?,
