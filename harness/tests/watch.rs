@@ -291,17 +291,23 @@ fn watch_in_the_guest_reports_the_handovers_of_mn_pcap_within_100_ms() {
         all.extend(l);
     }
     let max = all.iter().copied().fold(0.0, f64::max);
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "latency of the watch in the guest over {} handovers: median {:.3} ms, max {max:.3} ms",
+        "latency of the watch in the guest over {} handovers: median {:.3} ms, max {max:.3} ms (host load average {})",
         all.len(),
-        median(&mut all)
+        median(&mut all),
+        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
     );
     assert!(
         all.iter().all(|&l| l >= 0.0),
         "printed before its packet? {all:?}"
     );
+    // The guest has one CPU and is an ordinary host process: on a host
+    // busy with other work it can be left unscheduled for tens of ms,
+    // which the figure then includes (docs/watch.md).
     assert!(
         max <= 100.0,
-        "a handover printed {max:.3} ms after its packet"
+        "a handover printed {max:.3} ms after its packet (latencies {all:?}; host load average {})",
+        load.trim()
     );
 }
