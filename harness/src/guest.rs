@@ -298,12 +298,12 @@ fn run_inner(
     // Let the SHUTDOWN exchange finish before stopping the captures.
     let cn_status = wait_timeout(&mut cn, Duration::from_secs(5));
     std::thread::sleep(Duration::from_millis(300));
-    let watch_drops = match watcher {
-        Some(w) => Some(stop_watch(w, &run_dir.join("watch.log"))?),
-        None => None,
-    };
+    // The watch first; a failure of it is reported once the captures
+    // are stopped.
+    let watch_drops = watcher.map(|w| stop_watch(w, &run_dir.join("watch.log")));
     let mn_drops = stop_capture(mn_cap, &run_dir.join("tcpdump-mn.log"))?;
     let cn_drops = stop_capture(cn_cap, &run_dir.join("tcpdump-cn.log"))?;
+    let watch_drops = watch_drops.transpose()?;
     let mn_status = mn_status?;
     if !mn_status.success() {
         bail!("the MN endpoint failed ({mn_status})");
