@@ -13,7 +13,9 @@ mkdir -p /run/netns
 printf '#!/bin/sh\nexec /sbin/modprobe -d "%s" "$@"\n' "$HARNESS_MODROOT" > /run/modprobe-uml
 chmod +x /run/modprobe-uml
 echo /run/modprobe-uml > /proc/sys/kernel/modprobe
-"$HARNESS_BIN" guest --run-dir "$HARNESS_RUN_DIR" --modroot "$HARNESS_MODROOT"
+# HARNESS_WATCH (replay --watch): the sctp-handover binary to watch the MN with.
+"$HARNESS_BIN" guest --run-dir "$HARNESS_RUN_DIR" --modroot "$HARNESS_MODROOT" \
+    ${HARNESS_WATCH:+--watch "$HARNESS_WATCH"}
 echo "HARNESS-EXIT $?"
 # Power off at once; PID 1 must not return before the kernel halts.
 echo o > /proc/sysrq-trigger

@@ -156,3 +156,128 @@ fn a_rotated_capture_is_followed_into_the_next_file() {
         assert!((interrupt - e_interrupt).abs() < 1e-9 && (total - e_total).abs() < 1e-9);
     }
 }
+
+/// The interpreter with pyarrow: `$SCTPHO_PYTHON` (the Makefile points it
+/// at the project's virtual environment), else `python3`.
+fn table(dataset: &Path, name: &str) -> Vec<Value> {
+    let out = Command::new(std::env::var("SCTPHO_PYTHON").unwrap_or_else(|_| "python3".into()))
+        .arg(common::repo_root().join("tests/read_tables.py"))
+        .arg(dataset)
+        .arg(name)
+        .output()
+        .expect("python3 runs (make setup installs pyarrow)");
+    assert!(
+        out.status.success(),
+        "read_tables.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON row"))
+        .collect()
+}
+
+/// `watch --follow mn.pcap --out D` on a harness run whose capture is
+/// written in pieces while it is watched writes, when the watch ends, the
+/// tables `analyze mn.pcap --out D2` writes for the finished file: read
+/// back with pyarrow, equal cell by cell in every table, provenance
+/// (source, scenario, repetition, capture side) included. The one column
+/// that differs is `files.analysis_seconds`: how long the input took,
+/// which for a watch is the whole watch (waiting for the writer and the
+/// --idle-exit included).
+#[test]
+fn watch_out_writes_the_tables_analyze_out_writes() {
+    for scenario in ["koh-kim-1", "bokor-failover"] {
+        let dir = common::tempdir(&format!("watch-out-{scenario}"));
+        let run = dir.join("run").join(scenario).join("default").join("r01");
+        std::fs::create_dir_all(&run).expect("run dir");
+        let sample_dir = common::sample(scenario, "mn")
+            .parent()
+            .expect("sample dir")
+            .to_path_buf();
+        // The harness's files beside the capture: scenario, repetition and
+        // capture side for the provenance, events.jsonl for the anchors.
+        for f in ["meta.json", "scenario.toml", "events.jsonl"] {
+            std::fs::copy(sample_dir.join(f), run.join(f)).expect("copy");
+        }
+        let capture = run.join("mn.pcap");
+        let bytes = std::fs::read(sample_dir.join("mn.pcap")).expect("sample");
+        let mut file = std::fs::File::create(&capture).expect("create");
+        let (d1, d2) = (dir.join("watched"), dir.join("analysed"));
+        let child = bin()
+            .args(["watch", "--format", "jsonl", "--idle-exit", "1.5", "--out"])
+            .arg(&d1)
+            .arg("--follow")
+            .arg(&capture)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("watch starts");
+        for piece in bytes.chunks(16_000) {
+            file.write_all(piece).expect("write");
+            file.flush().expect("flush");
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        let out = child.wait_with_output().expect("watch ends");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let a = bin()
+            .args(["analyze", "-q", "--out"])
+            .arg(&d2)
+            .arg(&capture)
+            .output()
+            .expect("analyze runs");
+        assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+        for name in [
+            "files",
+            "associations",
+            "paths",
+            "asconf",
+            "events",
+            "handovers",
+        ] {
+            let (mut w, mut x) = (table(&d1, name), table(&d2, name));
+            // A failover has no ASCONF.
+            let empty = scenario == "bokor-failover" && name == "asconf";
+            assert_eq!(w.is_empty(), empty, "{scenario}: {name} rows");
+            if name == "files" {
+                assert_eq!(w[0]["scenario"], scenario);
+                assert_eq!(w[0]["capture_side"], "mn");
+                for row in w.iter_mut().chain(x.iter_mut()) {
+                    let seconds = row
+                        .as_object_mut()
+                        .and_then(|o| o.remove("analysis_seconds"));
+                    assert!(seconds.is_some_and(|s| s.is_number()), "{row}");
+                }
+            }
+            assert_eq!(w.len(), x.len(), "{scenario}: {name} rows");
+            for (i, (rw, rx)) in w.iter().zip(&x).enumerate() {
+                let (ow, ox) = (rw.as_object().expect("row"), rx.as_object().expect("row"));
+                assert_eq!(
+                    ow.keys().collect::<Vec<_>>(),
+                    ox.keys().collect::<Vec<_>>(),
+                    "{scenario}: {name} columns"
+                );
+                for (column, value) in ow {
+                    assert_eq!(
+                        value, &ox[column],
+                        "{scenario}: {name} row {i} column {column}"
+                    );
+                }
+            }
+        }
+        // The input is recorded complete, as analyze records it.
+        let done = |d: &Path| -> Value {
+            let f = std::fs::read_dir(d.join("_inputs"))
+                .expect("_inputs")
+                .filter_map(Result::ok)
+                .find(|e| e.file_name().to_string_lossy().ends_with(".json"))
+                .expect("a record");
+            serde_json::from_str(&std::fs::read_to_string(f.path()).expect("read")).expect("JSON")
+        };
+        assert_eq!(done(&d1), done(&d2), "{scenario}: the input's record");
+    }
+}

@@ -60,6 +60,8 @@ fn live_handovers_equal_the_offline_analysis_of_the_same_packets() {
         .arg(format!("udp port {PORT}"))
         .arg("--write")
         .arg(dir.join("kept.pcapng"))
+        .arg("--out")
+        .arg(dir.join("live-tables"))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -151,4 +153,67 @@ fn live_handovers_equal_the_offline_analysis_of_the_same_packets() {
         .map(|v| figures(&v))
         .collect();
     assert_eq!(kept, live);
+
+    // --out: the tables of the live run are those `analyze --out` writes
+    // for the file it kept (the input's source is that file). The files
+    // row differs where the live run saw more than the file holds: the
+    // frames --filter rejected (counted live, never kept), hence `frames`
+    // and `frames_filtered_out`; and `analysis_seconds`.
+    let tables = dir.join("file-tables");
+    let a = Command::new(env!("CARGO_BIN_EXE_sctp-handover"))
+        .args(["analyze", "-q", "--out"])
+        .arg(&tables)
+        .arg(dir.join("kept.pcapng"))
+        .output()
+        .expect("analyze runs");
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    for name in [
+        "files",
+        "associations",
+        "paths",
+        "asconf",
+        "events",
+        "handovers",
+    ] {
+        let (mut w, mut x) = (
+            read_table(&dir.join("live-tables"), name),
+            read_table(&tables, name),
+        );
+        assert_eq!(w.len(), x.len(), "{name}");
+        assert!(!w.is_empty(), "{name}");
+        if name == "files" {
+            let (lw, lx) = (&mut w[0], &mut x[0]);
+            let n = |v: &Value, k: &str| v[k].as_u64().expect("a count");
+            assert_eq!(
+                n(lw, "frames") - n(lw, "frames_filtered_out"),
+                n(lx, "frames"),
+                "the frames kept"
+            );
+            assert_eq!(n(lx, "frames_filtered_out"), 0);
+            for k in ["frames", "frames_filtered_out", "analysis_seconds"] {
+                lw.as_object_mut().expect("row").remove(k);
+                lx.as_object_mut().expect("row").remove(k);
+            }
+        }
+        assert_eq!(w, x, "{name}");
+    }
+}
+
+/// One table of a dataset, read with pyarrow (`$SCTPHO_PYTHON`).
+fn read_table(dataset: &std::path::Path, name: &str) -> Vec<Value> {
+    let out = Command::new(std::env::var("SCTPHO_PYTHON").unwrap_or_else(|_| "python3".into()))
+        .arg(common::repo_root().join("tests/read_tables.py"))
+        .arg(dataset)
+        .arg(name)
+        .output()
+        .expect("python3 runs (make setup installs pyarrow)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON row"))
+        .collect()
 }

@@ -481,10 +481,27 @@ impl Pipeline {
     }
 
     fn report(
-        mut self,
+        self,
         path: &Path,
         reader: &capture::CaptureReader,
         outcome: capture::ReadOutcome,
+        events_dropped: Hit,
+    ) -> FileReport {
+        self.report_of(
+            path,
+            (reader.format(), reader.is_compressed()),
+            outcome.frames,
+            outcome.warning,
+            events_dropped,
+        )
+    }
+
+    fn report_of(
+        mut self,
+        path: &Path,
+        (format, compressed): (CaptureFormat, bool),
+        frames: u64,
+        warning: Option<String>,
         events_dropped: Hit,
     ) -> FileReport {
         self.note_fragment_drops();
@@ -500,9 +517,9 @@ impl Pipeline {
             .collect();
         FileReport {
             path: path.to_owned(),
-            format: reader.format(),
-            compressed: reader.is_compressed(),
-            frames: outcome.frames,
+            format,
+            compressed,
+            frames,
             first_time: self.first_time,
             last_time: self.previous_time,
             accounting: self.accounting,
@@ -510,7 +527,7 @@ impl Pipeline {
             problems: self.problems,
             checksum: self.checksum,
             time_order: self.time_order,
-            warning: outcome.warning,
+            warning,
             counters: self.tracker.counters,
             capture_point: self.options.handover.capture_point,
             associations: self.tracker.created(),
@@ -663,6 +680,24 @@ impl StreamAnalyzer {
     pub fn totals(&self) -> (u64, u64) {
         (self.state.associations, self.state.handovers)
     }
+
+    /// What [`analyze_reader`] reports for a file, for frames the caller
+    /// read itself (`watch --out`: its files table row); call after
+    /// [`StreamAnalyzer::finish`]. `format` is how the frames were held.
+    pub fn into_report(
+        self,
+        path: &Path,
+        format: (CaptureFormat, bool),
+        frames: u64,
+        warning: Option<String>,
+    ) -> FileReport {
+        let StreamAnalyzer { pipeline, state } = self;
+        let events_dropped = state.engine.events_dropped();
+        let mut report = pipeline.report_of(path, format, frames, warning, events_dropped);
+        report.associations = state.associations;
+        report.handovers = state.handovers;
+        report
+    }
 }
 
 /// The pipeline of [`analyze_file_with`] for a caller that reads the frames
@@ -734,13 +769,13 @@ pub fn analyze_reader(
         stream.frame(&frame, sink);
     })?;
     stream.finish(sink);
-    let StreamAnalyzer { pipeline, state } = stream;
-    let events_dropped = state.engine.events_dropped();
     let path = reader.path().to_owned();
-    let mut report = pipeline.report(&path, &reader, outcome, events_dropped);
-    report.associations = state.associations;
-    report.handovers = state.handovers;
-    Ok(report)
+    Ok(stream.into_report(
+        &path,
+        (reader.format(), reader.is_compressed()),
+        outcome.frames,
+        outcome.warning,
+    ))
 }
 
 /// Collects every finished association (for [`analyze_file`]).

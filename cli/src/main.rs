@@ -66,7 +66,7 @@ enum Format {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum TableFormatArg {
+pub(crate) enum TableFormatArg {
     /// Apache Parquet, zstd-compressed.
     Parquet,
     Csv,

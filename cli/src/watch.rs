@@ -2,18 +2,25 @@
 //! (libpcap) or from a capture still being written (`--follow`), one line
 //! (or one JSON line) per event as soon as it is complete.
 
-use crate::{analysis_options, AnalysisArgs};
+use crate::{analysis_options, AnalysisArgs, TableFormatArg};
 use anyhow::Context;
 use clap::ValueEnum;
 use sctp_handover::analysis::{AssociationReport, ReportSink, StreamAnalyzer};
-use sctp_handover::capture::{self, Frame};
+use sctp_handover::capture::{self, CaptureFormat, Frame};
 use sctp_handover::events::{Event, EventKind};
-use sctp_handover::handover::{Component, Handover};
+use sctp_handover::handover::{CapturePoint, Component, Handover};
 use sctp_handover::time::Timestamp;
 use sctp_handover_live::follow::{self, FollowReader, Stop};
 use sctp_handover_live::interfaces::Live;
 use sctp_handover_live::write::PcapngWriter;
-use serde_json::json;
+use sctp_handover_tables::batch::{self, BatchConfig, FLUSH_ROWS};
+use sctp_handover_tables::dataset::{self, Dataset, Done};
+use sctp_handover_tables::inputs::{self, Input, InputKind};
+use sctp_handover_tables::records::{file_row, AssociationTables, FileOutcome};
+use sctp_handover_tables::rows::Rows;
+use sctp_handover_tables::schema;
+use sctp_handover_tables::write::{PartWriter, Provenance, TableFormat};
+use serde_json::{json, Value};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -54,9 +61,22 @@ pub struct WatchArgs {
     /// analysing it afterwards gives what the live run gave.
     #[arg(long, value_name = "FILE.pcapng", conflicts_with = "follow")]
     write: Option<PathBuf>,
+    /// Bytes kept of each captured frame (as tcpdump's -s). In immediate
+    /// mode libpcap sizes the kernel's ring slots by it: with the default
+    /// a 2 MB buffer holds only a few frames, so a briefly starved watch
+    /// drops; 2048 holds every frame of a 1500-byte MTU link whole.
+    #[arg(short = 's', long, default_value_t = 262_144, value_name = "BYTES")]
+    snaplen: i32,
     /// No status line.
     #[arg(short, long)]
     quiet: bool,
+    /// When the watch ends, write the tables `analyze --out DIR` writes
+    /// (files, associations, paths, asconf, events, handovers) for what
+    /// was watched, as one input of the dataset in DIR (docs/watch.md).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = TableFormatArg::Parquet, value_name = "FORMAT")]
+    table_format: TableFormatArg,
     #[command(flatten)]
     analysis: AnalysisArgs,
 }
@@ -72,13 +92,41 @@ struct Printer {
     /// The file each switch of an alive association was seen in (its
     /// frame numbers are that file's), until the association finishes.
     switch_sources: std::collections::HashMap<(u32, u64), String>,
+    /// The frame being analysed (number, capture time): the packet that
+    /// completes whatever is printed now; None after the input ended.
+    current: Option<(u64, Timestamp)>,
+    /// `--out`: finished associations' rows.
+    tables: Option<TablesOut>,
 }
 
 fn ms(c: &Component) -> String {
     c.ms.map_or("–".into(), |v| format!("{v:.3} ms"))
 }
 
+/// The wall clock now (CLOCK_REALTIME, the clock capture timestamps are
+/// taken with).
+fn wall_clock() -> Timestamp {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    Timestamp(d.as_nanos() as i64)
+}
+
 impl Printer {
+    /// A JSON line with the fields every line carries: `source`,
+    /// `completed_by` (the packet whose analysis printed it) and `printed`
+    /// (the wall clock as it is written).
+    fn json_line(&mut self, mut v: Value, source: Option<String>) {
+        let source = source.unwrap_or_else(|| self.source.clone());
+        v["source"] = json!(source);
+        v["completed_by"] = match self.current {
+            Some((frame, time)) => json!({"frame": frame, "time": time}),
+            None => Value::Null,
+        };
+        v["printed"] = json!(wall_clock());
+        self.line(v.to_string());
+    }
+
     fn line(&mut self, text: String) {
         let _ = writeln!(self.out, "{text}");
         // Each event is complete when printed: nothing waits in a buffer.
@@ -157,8 +205,7 @@ impl ReportSink for Printer {
             _ => return,
         };
         if self.json {
-            let line = json!({"type": "event", "source": self.source, "event": e}).to_string();
-            self.line(line);
+            self.json_line(json!({"type": "event", "event": e}), None);
         } else {
             let line = format!(
                 "{} assoc {} frame {}: {text}",
@@ -174,12 +221,12 @@ impl ReportSink for Printer {
         self.handovers += 1;
         self.switch_sources
             .insert((h.association, h.switch_frame), self.source.clone());
-        let line = if self.json {
-            json!({"type": "switch", "source": self.source, "handover": h}).to_string()
+        if self.json {
+            self.json_line(json!({"type": "switch", "handover": h}), None);
         } else {
-            self.handover_line(h, "SWITCH")
-        };
-        self.line(line);
+            let line = self.handover_line(h, "SWITCH");
+            self.line(line);
+        }
     }
 
     fn association(&mut self, r: AssociationReport) {
@@ -189,33 +236,37 @@ impl ReportSink for Printer {
                 .switch_sources
                 .remove(&(h.association, h.switch_frame))
                 .unwrap_or_else(|| self.source.clone());
-            let line = if self.json {
-                json!({"type": "handover", "source": source, "handover": h}).to_string()
+            if self.json {
+                self.json_line(json!({"type": "handover", "handover": h}), Some(source));
             } else {
-                self.handover_line(h, "HANDOVER")
-            };
-            self.line(line);
+                let line = self.handover_line(h, "HANDOVER");
+                self.line(line);
+            }
         }
-        let line = if self.json {
-            json!({
-                "type": "association",
-                "source": self.source,
-                "association": r.association.id,
-                "handovers": r.handovers.len(),
-                "packets": r.association.packets,
-                "retired": r.retired,
-            })
-            .to_string()
+        if self.json {
+            self.json_line(
+                json!({
+                    "type": "association",
+                    "association": r.association.id,
+                    "handovers": r.handovers.len(),
+                    "packets": r.association.packets,
+                    "retired": r.retired,
+                }),
+                None,
+            );
         } else {
-            format!(
+            let line = format!(
                 "assoc {} finished: {} packets, {} handover{}",
                 r.association.id,
                 r.association.packets,
                 r.handovers.len(),
                 if r.handovers.len() == 1 { "" } else { "s" }
-            )
-        };
-        self.line(line);
+            );
+            self.line(line);
+        }
+        if let Some(t) = self.tables.as_mut() {
+            t.add(&r);
+        }
     }
 }
 
@@ -241,8 +292,187 @@ impl Status {
     }
 }
 
+/// `--out`: the watch as one input of an `analyze --out` dataset. Rows of
+/// finished associations are written to the (hidden, temporary) part files
+/// every `FLUSH_ROWS` rows, as `analyze` does, so memory stays bounded;
+/// the parts are completed and renamed into place when the watch ends.
+struct TablesOut {
+    dataset: Dataset,
+    input: Input,
+    key: String,
+    fingerprint: String,
+    provenance: Provenance,
+    capture_point: CapturePoint,
+    tables: AssociationTables,
+    writers: Vec<PartWriter>,
+    error: Option<String>,
+}
+
+impl TablesOut {
+    fn open(
+        config: &BatchConfig,
+        input: Input,
+        capture_point: CapturePoint,
+    ) -> anyhow::Result<Self> {
+        let dataset = Dataset::open(&config.out, config.format)?;
+        let key = dataset::key(&input.source);
+        let (planned, params) = batch::plan(vec![input], None);
+        let input = planned.into_iter().next().context("the watched input")?;
+        let writers = ["associations", "paths", "asconf", "events", "handovers"]
+            .iter()
+            .map(|t| PartWriter::new(dataset.part(t, &key), config.format))
+            .collect();
+        Ok(TablesOut {
+            provenance: batch::provenance(&input, &params),
+            fingerprint: batch::fingerprint(config),
+            dataset,
+            input,
+            key,
+            capture_point,
+            tables: AssociationTables::new(),
+            writers,
+            error: None,
+        })
+    }
+
+    fn add(&mut self, r: &AssociationReport) {
+        self.tables.add(r, self.capture_point);
+        if self.tables.rows() >= FLUSH_ROWS && self.error.is_none() {
+            for (writer, (_, rows)) in self.writers.iter_mut().zip(self.tables.by_name()) {
+                if rows.is_empty() {
+                    continue;
+                }
+                if let Err(e) = writer.write(rows, &self.provenance) {
+                    self.error = Some(format!("{e:#}"));
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Completes every part, the files row and the input's record.
+    fn finish(
+        mut self,
+        report: &sctp_handover::analysis::FileReport,
+        seconds: f64,
+    ) -> anyhow::Result<()> {
+        if let Some(e) = self.error.take() {
+            anyhow::bail!(e);
+        }
+        let writers = std::mem::take(&mut self.writers);
+        for (writer, (_, rows)) in writers.into_iter().zip(self.tables.by_name()) {
+            writer.finish(rows, &self.provenance)?;
+        }
+        // The input as it is now (a followed file has grown since the start).
+        let meta = std::fs::metadata(&self.input.path)
+            .ok()
+            .filter(|m| m.is_file());
+        let size = meta.as_ref().map(|m| m.len());
+        let modified_ns = meta
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i128);
+        let status = if report.warning.is_some() {
+            "truncated"
+        } else {
+            "ok"
+        };
+        let mut files = Rows::new(&schema::FILES);
+        file_row(
+            &mut files,
+            &FileOutcome {
+                status,
+                error: report.warning.clone(),
+                size_bytes: size,
+                report: Some(report),
+                seconds,
+            },
+        );
+        PartWriter::new(self.dataset.part("files", &self.key), self.dataset.format)
+            .finish(&mut files, &self.provenance)?;
+        self.dataset.mark_done(&Done {
+            source: self.input.source.clone(),
+            size,
+            modified_ns,
+            fingerprint: self.fingerprint.clone(),
+            status: status.into(),
+            error: report.warning.clone(),
+            associations: report.associations,
+            handovers: report.handovers,
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+        })
+    }
+}
+
+/// The input the watch stands for in `--out`'s dataset: a followed file as
+/// `analyze` finds it (harness run beside it included), a followed
+/// directory, the file `--write` keeps, or the interfaces.
+fn watched_input(args: &WatchArgs) -> Input {
+    if let Some(path) = &args.follow {
+        if !path.is_dir() {
+            let (mut found, _) = inputs::discover(std::slice::from_ref(path));
+            if let Some(input) = found.pop() {
+                return input;
+            }
+        }
+    }
+    let (path, source) = match (&args.follow, &args.write) {
+        (Some(p), _) | (None, Some(p)) => (p.clone(), p.display().to_string()),
+        (None, None) => (
+            PathBuf::new(),
+            format!("live:{}", args.interfaces.join(",")),
+        ),
+    };
+    Input {
+        path,
+        source,
+        size: None,
+        modified_ns: None,
+        kind: InputKind::Capture,
+        run: None,
+    }
+}
+
 pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
-    let options = analysis_options(&args.analysis)?;
+    let started = Instant::now();
+    let base = analysis_options(&args.analysis)?;
+    let input = watched_input(&args);
+    let config = BatchConfig {
+        out: args.out.clone().unwrap_or_default(),
+        format: match args.table_format {
+            TableFormatArg::Parquet => TableFormat::Parquet,
+            TableFormatArg::Csv => TableFormat::Csv,
+            TableFormatArg::Jsonl => TableFormat::JsonLines,
+        },
+        jobs: 1,
+        force: true,
+        shard: None,
+        options: base.clone(),
+        harness_files: !args.analysis.no_harness_files,
+    };
+    // A followed harness capture is analysed as `analyze` would: with the
+    // run's events.jsonl and capture side (read now, at the start).
+    let mut options = match &input.run {
+        Some(_) => batch::options_for(&input, &config).map_err(anyhow::Error::msg)?,
+        None => base,
+    };
+    // Live, the capture filter decides which frames are captured at all
+    // (as `tcpdump -i IFACE -w FILE EXPR`): frames it rejects are counted
+    // but get no number and are not kept by --write.
+    let live_filter: Option<Box<dyn sctp_handover::analysis::FrameMatcher>> =
+        if args.follow.is_none() {
+            options.frame_filter.take().map(|f| f.matcher())
+        } else {
+            None
+        };
+    let tables = match &args.out {
+        Some(_) => Some(TablesOut::open(
+            &config,
+            input.clone(),
+            options.handover.capture_point,
+        )?),
+        None => None,
+    };
     let flag = Arc::new(AtomicBool::new(false));
     {
         let flag = flag.clone();
@@ -261,6 +491,8 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         origin: None,
         handovers: 0,
         switch_sources: Default::default(),
+        current: None,
+        tables,
     };
     let mut status = Status {
         on: !args.quiet && std::io::stderr().is_terminal(),
@@ -268,7 +500,11 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         frames_then: 0,
     };
     let mut frames = 0u64;
+    let mut rejected = 0u64;
     let mut summary = Vec::new();
+    // How the frames were held, and the last file's warning (--out).
+    let mut format = (CaptureFormat::Pcapng, false);
+    let mut warning = None;
     if let Some(path) = &args.follow {
         let dir = path.is_dir();
         let mut current = follow::wait_for(path, dir, &stop);
@@ -278,18 +514,30 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("{}: cannot open", file.display()))?;
             match capture::from_reader(&file, reader) {
                 Ok(mut r) => {
+                    format = (r.format(), r.is_compressed());
                     let outcome = r.for_each_frame(|f| {
                         frames += 1;
+                        printer.current = Some((f.number, f.timestamp));
                         analyzer.frame(&f, &mut printer);
                         status.tick(&analyzer, frames);
                     });
-                    if let Ok(o) = outcome {
-                        if let Some(w) = o.warning {
-                            eprintln!("sctp-handover: warning: {w}");
+                    match outcome {
+                        Ok(o) => {
+                            if let Some(w) = &o.warning {
+                                eprintln!("sctp-handover: warning: {w}");
+                            }
+                            warning = o.warning;
+                        }
+                        Err(e) => {
+                            eprintln!("sctp-handover: {e}");
+                            warning = Some(e.to_string());
                         }
                     }
                 }
-                Err(e) => eprintln!("sctp-handover: {e}"),
+                Err(e) => {
+                    eprintln!("sctp-handover: {e}");
+                    warning = Some(e.to_string());
+                }
             }
             current = if dir {
                 follow::next_after(path, &file, &stop)
@@ -298,19 +546,40 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             };
         }
     } else {
-        let live = Live::open(&args.interfaces, stop.clone()).map_err(anyhow::Error::msg)?;
+        let live =
+            Live::open(&args.interfaces, args.snaplen, stop.clone()).map_err(anyhow::Error::msg)?;
+        // Packets are queued from here on (the harness waits for this line).
+        eprintln!("sctp-handover: capturing on {}", args.interfaces.join(", "));
         let mut keep = match &args.write {
             Some(p) => Some(
                 PcapngWriter::create(p).with_context(|| format!("cannot write {}", p.display()))?,
             ),
             None => None,
         };
+        let mut filter = live_filter;
+        let mut filter_errors: Vec<u32> = Vec::new();
         let mut last_packet = Instant::now();
         while !stop.reached(last_packet) {
             match live.frames.recv_timeout(Duration::from_millis(200)) {
                 Ok(f) => {
-                    frames += 1;
                     last_packet = Instant::now();
+                    if let Some(m) = filter.as_mut() {
+                        let keep = match m.keep(f.link_type, &f.data, f.original_len) {
+                            Ok(k) => k,
+                            Err(why) => {
+                                if !filter_errors.contains(&f.link_type) {
+                                    filter_errors.push(f.link_type);
+                                    eprintln!("sctp-handover: --filter: {why}");
+                                }
+                                false
+                            }
+                        };
+                        if !keep {
+                            rejected += 1;
+                            continue;
+                        }
+                    }
+                    frames += 1;
                     if let Some(w) = keep.as_mut() {
                         w.frame(f.interface, f.link_type, f.ts_ns, f.original_len, &f.data)
                             .context("writing --write")?;
@@ -323,8 +592,9 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
                         original_len: f.original_len,
                         data: &f.data,
                     };
+                    printer.current = Some((frame.number, frame.timestamp));
                     analyzer.frame(&frame, &mut printer);
-                    status.tick(&analyzer, frames);
+                    status.tick(&analyzer, frames + rejected);
                 }
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
                 Err(_) => break,
@@ -345,6 +615,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             ));
         }
     }
+    printer.current = None;
     analyzer.finish(&mut printer);
     if status.on {
         eprintln!();
@@ -352,12 +623,22 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let a = analyzer.accounting();
     let (associations, handovers) = analyzer.totals();
     eprintln!(
-        "sctp-handover: {frames} frames ({} SCTP analysed, {} filtered out), {associations} associations, {handovers} handovers",
+        "sctp-handover: {} frames ({} SCTP analysed, {} filtered out), {associations} associations, {handovers} handovers",
+        frames + rejected,
         a.sctp + a.sctp_truncated + a.sctp_malformed,
-        a.filtered_out
+        a.filtered_out + rejected
     );
     for line in summary {
         eprintln!("sctp-handover: {line}");
+    }
+    if let Some(tables) = printer.tables.take() {
+        let mut report = analyzer.into_report(&input.path, format, frames + rejected, warning);
+        report.accounting.filtered_out += rejected;
+        let out = config.out.display().to_string();
+        tables
+            .finish(&report, started.elapsed().as_secs_f64())
+            .with_context(|| format!("writing the tables into {out}"))?;
+        eprintln!("sctp-handover: tables in {out}/ (source {})", input.source);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -85,6 +85,102 @@ fn start_capture(ns: &str, file: &Path) -> anyhow::Result<Capture> {
     })
 }
 
+/// `sctp-handover watch` on the MN (`replay --watch`): every interface of
+/// the MN's namespace (`-i any`, as its tcpdump) with tcpdump's filter, so
+/// that it numbers the frames as they are numbered in mn.pcap; its JSON
+/// lines go to watch.jsonl, its messages (summary, drop counts) to
+/// watch.log.
+struct Watch {
+    child: Child,
+    stderr_lines: std::sync::mpsc::Receiver<String>,
+}
+
+/// tcpdump's filter in the guest, shared by the watch.
+const CAPTURE_FILTER: &str = "sctp or icmp or icmp6";
+
+fn start_watch(watch: &Path, run_dir: &Path) -> anyhow::Result<Watch> {
+    let out = std::fs::File::create(run_dir.join("watch.jsonl"))?;
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", MN])
+        .arg(watch)
+        .args([
+            "watch",
+            "-i",
+            "any",
+            "--filter",
+            CAPTURE_FILTER,
+            "--format",
+            "jsonl",
+            "--capture-point",
+            "mn",
+            // As tcpdump's -s 2048 (see start_capture): small ring slots,
+            // many of them.
+            "--snaplen",
+            "2048",
+            "--quiet",
+        ])
+        .stdout(out)
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("cannot start sctp-handover watch")?;
+    let stderr = child.stderr.take().context("watch stderr")?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    // The watch says "capturing on any" once its capture is live.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut said = String::new();
+    loop {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(line) if line.contains("capturing on") => break,
+            Ok(line) => {
+                said.push_str(&line);
+                said.push('\n');
+            }
+            Err(_) if Instant::now() > deadline => bail!("the watch did not start: {said}"),
+            Err(_) => {
+                if let Some(status) = child.try_wait()? {
+                    bail!("the watch exited early ({status}): {said}");
+                }
+            }
+        }
+    }
+    Ok(Watch {
+        child,
+        stderr_lines: rx,
+    })
+}
+
+/// Stops the watch with SIGINT (it finishes the associations alive and
+/// prints its summary) and returns the kernel's drop count it reported.
+fn stop_watch(mut w: Watch, log: &Path) -> anyhow::Result<u64> {
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(w.child.id() as i32, libc::SIGINT);
+    }
+    let status = w.child.wait()?;
+    let mut text = String::new();
+    let mut dropped = None;
+    while let Ok(line) = w.stderr_lines.recv_timeout(Duration::from_millis(500)) {
+        // "sctp-handover: any: 412 received by the filter, 0 dropped by the kernel, 0 by the interface"
+        if let Some((_, rest)) = line.split_once(" received by the filter, ") {
+            dropped = rest
+                .split_once(" dropped by the kernel")
+                .and_then(|(n, _)| n.trim().parse::<u64>().ok());
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    std::fs::write(log, &text)?;
+    if !status.success() {
+        bail!("the watch failed ({status}): {text}");
+    }
+    dropped.with_context(|| format!("the watch did not report its drop count: {text}"))
+}
+
 /// Stops tcpdump with SIGINT and returns its "dropped by kernel" count;
 /// its messages are kept in `log`.
 fn stop_capture(mut c: Capture, log: &Path) -> anyhow::Result<u64> {
@@ -144,13 +240,20 @@ fn wait_timeout(child: &mut Child, limit: Duration) -> anyhow::Result<std::proce
     }
 }
 
-pub fn run(run_dir: &Path, modroot: &Path) -> anyhow::Result<()> {
+/// What the captures dropped: tcpdump on the MN and the CN, the watch.
+struct Drops {
+    mn: u64,
+    cn: u64,
+    watch: Option<u64>,
+}
+
+pub fn run(run_dir: &Path, modroot: &Path, watch: Option<&Path>) -> anyhow::Result<()> {
     let started = Instant::now();
     let scenario = Scenario::load(&run_dir.join("scenario.toml"))?;
     let bin = std::env::current_exe()?;
-    let result = run_inner(&scenario, &bin, run_dir, modroot);
+    let result = run_inner(&scenario, &bin, run_dir, modroot, watch);
     let (ok, error, drops) = match &result {
-        Ok(d) => (true, None, Some(*d)),
+        Ok(d) => (true, None, Some(d)),
         Err(e) => (false, Some(format!("{e:#}")), None),
     };
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
@@ -160,7 +263,9 @@ pub fn run(run_dir: &Path, modroot: &Path) -> anyhow::Result<()> {
         "error": error,
         "kernel": kernel.trim(),
         "kernel_hz": 100,
-        "tcpdump_dropped": drops.map(|(mn, cn)| json!({"mn": mn, "cn": cn})),
+        "tcpdump_dropped": drops.map(|d| json!({"mn": d.mn, "cn": d.cn})),
+        // replay --watch: what the watch's capture dropped (null without).
+        "watch_dropped": drops.and_then(|d| d.watch),
         "guest_seconds": started.elapsed().as_secs_f64(),
         "sctp": scenario.sctp,
     });
@@ -176,11 +281,16 @@ fn run_inner(
     bin: &Path,
     run_dir: &Path,
     modroot: &Path,
-) -> anyhow::Result<(u64, u64)> {
+    watch: Option<&Path>,
+) -> anyhow::Result<Drops> {
     load_modules(modroot)?;
     topology::build(s).context("building the topology")?;
     let mn_cap = start_capture(MN, &run_dir.join("mn.pcap"))?;
     let cn_cap = start_capture(CN, &run_dir.join("cn.pcap"))?;
+    let watcher = match watch {
+        Some(w) => Some(start_watch(w, run_dir)?),
+        None => None,
+    };
     let mut cn = endpoint(bin, CN, "cn", run_dir)?;
     wait_line(&mut cn, "CN-READY")?;
     let mut mn = endpoint(bin, MN, "mn", run_dir)?;
@@ -188,8 +298,12 @@ fn run_inner(
     // Let the SHUTDOWN exchange finish before stopping the captures.
     let cn_status = wait_timeout(&mut cn, Duration::from_secs(5));
     std::thread::sleep(Duration::from_millis(300));
+    // The watch first; a failure of it is reported once the captures
+    // are stopped.
+    let watch_drops = watcher.map(|w| stop_watch(w, &run_dir.join("watch.log")));
     let mn_drops = stop_capture(mn_cap, &run_dir.join("tcpdump-mn.log"))?;
     let cn_drops = stop_capture(cn_cap, &run_dir.join("tcpdump-cn.log"))?;
+    let watch_drops = watch_drops.transpose()?;
     let mn_status = mn_status?;
     if !mn_status.success() {
         bail!("the MN endpoint failed ({mn_status})");
@@ -202,5 +316,9 @@ fn run_inner(
     if mn_drops > 0 || cn_drops > 0 {
         bail!("tcpdump dropped packets (mn {mn_drops}, cn {cn_drops}): the capture is incomplete");
     }
-    Ok((mn_drops, cn_drops))
+    Ok(Drops {
+        mn: mn_drops,
+        cn: cn_drops,
+        watch: watch_drops,
+    })
 }

@@ -39,6 +39,13 @@ enum Cmd {
         /// Seconds before a hung guest is killed.
         #[arg(long, default_value_t = 120)]
         timeout_s: u64,
+        /// Also run `sctp-handover watch --format jsonl` in the guest on the
+        /// mobile node's interfaces, beside its tcpdump; its lines go to
+        /// watch.jsonl in the run directory (docs/harness.md). The
+        /// sctp-handover binary is taken from beside sctp-harness, else
+        /// from $SCTP_HANDOVER_BIN or PATH.
+        #[arg(long)]
+        watch: bool,
     },
     /// (inside the guest) build the topology and run the scenario.
     #[command(hide = true)]
@@ -47,6 +54,9 @@ enum Cmd {
         run_dir: PathBuf,
         #[arg(long)]
         modroot: PathBuf,
+        /// The sctp-handover binary to watch the MN with.
+        #[arg(long)]
+        watch: Option<PathBuf>,
     },
     /// (inside the guest) one endpoint process.
     #[command(hide = true)]
@@ -67,6 +77,7 @@ fn main() -> ExitCode {
             repeat,
             sets,
             timeout_s,
+            watch,
         } => (|| {
             let sets = sets
                 .iter()
@@ -78,6 +89,7 @@ fn main() -> ExitCode {
                 repeat: repeat.max(1),
                 sets,
                 timeout: Duration::from_secs(timeout_s),
+                watch,
             })?;
             let failed = results.iter().filter(|r| !r.ok).count();
             if failed > 0 {
@@ -85,7 +97,11 @@ fn main() -> ExitCode {
             }
             Ok(())
         })(),
-        Cmd::Guest { run_dir, modroot } => guest::run(&run_dir, &modroot),
+        Cmd::Guest {
+            run_dir,
+            modroot,
+            watch,
+        } => guest::run(&run_dir, &modroot, watch.as_deref()),
         Cmd::Endpoint { role, run_dir } => (|| {
             let s = scenario::Scenario::load(&run_dir.join("scenario.toml"))?;
             match role.as_str() {

@@ -24,6 +24,8 @@ pub struct ReplayOptions {
     pub repeat: usize,
     pub sets: Vec<(String, Vec<String>)>,
     pub timeout: Duration,
+    /// Run `sctp-handover watch` on the MN inside the guest (watch.jsonl).
+    pub watch: bool,
 }
 
 pub fn check_requirements() -> anyhow::Result<()> {
@@ -103,6 +105,11 @@ pub fn replay(opts: &ReplayOptions) -> anyhow::Result<Vec<RunResult>> {
     let modroot = module_root(&tmp)?;
     let init = init_script(&tmp)?;
     let bin = std::env::current_exe()?;
+    let watch = if opts.watch {
+        Some(watch_binary(&bin)?)
+    } else {
+        None
+    };
     let mut results = Vec::new();
     for combo in combinations(&opts.sets) {
         let mut scenario = base.clone();
@@ -129,7 +136,15 @@ pub fn replay(opts: &ReplayOptions) -> anyhow::Result<Vec<RunResult>> {
             std::fs::create_dir_all(&dir)?;
             std::fs::write(dir.join("scenario.toml"), toml::to_string(&scenario)?)?;
             let started = Instant::now();
-            let (ok, message) = boot(&dir, &init, &bin, &modroot, &tmp, opts.timeout)?;
+            let (ok, message) = boot(
+                &dir,
+                &init,
+                &bin,
+                watch.as_deref(),
+                &modroot,
+                &tmp,
+                opts.timeout,
+            )?;
             eprintln!(
                 "{} {} ({:.1} s){}",
                 if ok { "ok  " } else { "FAIL" },
@@ -146,6 +161,35 @@ pub fn replay(opts: &ReplayOptions) -> anyhow::Result<Vec<RunResult>> {
     }
     let _ = std::fs::remove_dir_all(&tmp);
     Ok(results)
+}
+
+/// The `sctp-handover` binary for `--watch`: beside `sctp-harness` (one
+/// build of the workspace makes both), else `$SCTP_HANDOVER_BIN`, else the
+/// first on PATH. The guest sees the host's files (hostfs), so a host path
+/// runs there as it is.
+fn watch_binary(harness: &Path) -> anyhow::Result<PathBuf> {
+    let beside = harness.with_file_name("sctp-handover");
+    let candidates = std::iter::once(beside)
+        .chain(std::env::var_os("SCTP_HANDOVER_BIN").map(PathBuf::from))
+        .chain(
+            std::env::var_os("PATH")
+                .map(|p| {
+                    std::env::split_paths(&p)
+                        .map(|d| d.join("sctp-handover"))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default(),
+        );
+    for c in candidates {
+        if c.is_file() {
+            return Ok(c.canonicalize()?);
+        }
+    }
+    bail!(
+        "--watch needs the sctp-handover binary: not beside {} nor on PATH \
+         (build the workspace, or set SCTP_HANDOVER_BIN)",
+        harness.display()
+    )
 }
 
 /// UML backs guest memory with a file in TMPDIR and wants it on tmpfs.
@@ -170,10 +214,12 @@ fn init_script(tmp: &Path) -> anyhow::Result<PathBuf> {
 }
 
 /// Boots one guest for `dir`; returns (ok, message).
+#[allow(clippy::too_many_arguments)]
 fn boot(
     dir: &Path,
     init: &Path,
     bin: &Path,
+    watch: Option<&Path>,
     modroot: &Path,
     tmp: &Path,
     timeout: Duration,
@@ -189,6 +235,11 @@ fn boot(
         .arg(format!("HARNESS_RUN_DIR={}", dir.display()))
         .arg(format!("HARNESS_BIN={}", bin.display()))
         .arg(format!("HARNESS_MODROOT={}", modroot.display()))
+        // Empty: no watch (the init script passes --watch only when set).
+        .arg(format!(
+            "HARNESS_WATCH={}",
+            watch.map_or(String::new(), |w| w.display().to_string())
+        ))
         .arg("con0=fd:0,fd:1")
         .arg("con=null")
         .arg("quiet")

@@ -63,9 +63,10 @@ fn explain(interface: &str, e: &pcap::Error) -> String {
 }
 
 impl Live {
-    /// Starts capturing on every interface; fails (naming the interface and
-    /// the missing permission) before any frame is read.
-    pub fn open(interfaces: &[String], stop: Stop) -> Result<Live, String> {
+    /// Starts capturing on every interface, keeping at most `snaplen`
+    /// bytes of each frame; fails (naming the interface and the missing
+    /// permission) before any frame is read.
+    pub fn open(interfaces: &[String], snaplen: i32, stop: Stop) -> Result<Live, String> {
         let (tx, rx) = sync_channel::<LiveFrame>(16_384);
         let mut captures = Vec::new();
         for name in interfaces {
@@ -73,7 +74,7 @@ impl Live {
                 .map_err(|e| explain(name, &e))?
                 .immediate_mode(true)
                 .precision(Precision::Nano)
-                .snaplen(262_144)
+                .snaplen(snaplen)
                 .open()
                 .and_then(|c| c.setnonblock())
                 .map_err(|e| explain(name, &e))?;

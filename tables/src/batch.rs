@@ -15,7 +15,7 @@ use std::time::Instant;
 
 /// Rows buffered per input before they are written as a batch (bounds the
 /// memory of an input with very many associations).
-const FLUSH_ROWS: usize = 16 * 1024;
+pub const FLUSH_ROWS: usize = 16 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct BatchConfig {
@@ -187,7 +187,8 @@ pub fn run(
     Ok(outcomes)
 }
 
-fn provenance(input: &Input, params: &[(String, ParamType)]) -> Provenance {
+/// The provenance columns of an input (`watch --out` writes the same).
+pub fn provenance(input: &Input, params: &[(String, ParamType)]) -> Provenance {
     let run = input.run.as_ref();
     Provenance {
         source: input.source.clone(),

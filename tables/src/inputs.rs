@@ -7,7 +7,7 @@ use sctp_handover::capture::{sniff, Sniff};
 use std::path::{Path, PathBuf};
 
 /// Files the harness writes beside its captures: not inputs of their own.
-const HARNESS_FILES: [&str; 8] = [
+const HARNESS_FILES: [&str; 10] = [
     "meta.json",
     "events.jsonl",
     "scenario.toml",
@@ -16,6 +16,9 @@ const HARNESS_FILES: [&str; 8] = [
     "cn-stats.json",
     "tcpdump-mn.log",
     "tcpdump-cn.log",
+    // replay --watch
+    "watch.jsonl",
+    "watch.log",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
