@@ -348,8 +348,10 @@ function Core:switch(ctx, d, old, new, tsn, mark)
   local from, to = a.paths[old + 1], a.paths[new + 1]
   local L, F = d.last_data[old], d.first_in_segment[new]
   local kind = "other"
+  -- Only the ASCONFs of the segment this switch ends count (docs/metrics.md).
+  local since = d.seg_first_frame or 0
   for _, x in ipairs(a.asconfs) do
-    if x.frame < ctx.frame then
+    if x.frame < ctx.frame and x.frame >= since then
       for _, r in ipairs(x.requests) do
         if (r.op == "add_ip" or r.op == "set_primary") and (r.address == to.src or r.address == to.dst) then
           kind = "planned"

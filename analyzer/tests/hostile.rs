@@ -424,3 +424,79 @@ fn one_direction_only_forgets_tsns_past_the_window_and_says_so() {
         .sum();
     assert_eq!(new, 3000);
 }
+
+/// An ASCONF (RFC 5061 §4.1.1) from `from` with one request per
+/// `(parameter type, address)`.
+fn asconf(serial: u32, from: [u8; 4], requests: &[(u16, [u8; 4])]) -> Vec<u8> {
+    let address = |a: [u8; 4]| [&[0, 5, 0, 8][..], &a[..]].concat();
+    let mut body = serial.to_be_bytes().to_vec();
+    body.extend_from_slice(&address(from));
+    for (i, (kind, a)) in requests.iter().enumerate() {
+        body.extend_from_slice(&kind.to_be_bytes());
+        body.extend_from_slice(&16u16.to_be_bytes());
+        body.extend_from_slice(&(serial * 8 + i as u32).to_be_bytes());
+        body.extend_from_slice(&address(*a));
+    }
+    chunk(0xC1, 0, &body)
+}
+
+#[test]
+fn an_association_that_renumbers_back_and_forth_lists_only_each_handovers_own_exchanges() {
+    // RFC 5061 §4.2.1/§4.2.2/§4.2.4 parameter types.
+    const ADD_IP: u16 = 0xC001;
+    const DELETE_IP: u16 = 0xC002;
+    const SET_PRIMARY: u16 = 0xC004;
+    let (mn, cn) = (0x1111_1111u32, 0x2222_2222u32);
+    let addr = [[192, 0, 2, 1], [192, 0, 2, 3]];
+    let init_ack = |tag: u32| {
+        let mut c = init(tag, 1, &[]);
+        c[0] = 2;
+        c
+    };
+    let mut packets = vec![
+        ipv4(addr[0], B, &sctp(5000, 6000, 0, &init(mn, 1, &[]))),
+        ipv4(B, addr[0], &sctp(6000, 5000, mn, &init_ack(cn))),
+    ];
+    let mut tsn = 1u32;
+    let renumberings = 40u32;
+    for i in 0..renumberings {
+        let (old, new) = (addr[(i % 2) as usize], addr[((i + 1) % 2) as usize]);
+        for _ in 0..3 {
+            packets.push(ipv4(B, old, &sctp(6000, 5000, mn, &data(tsn, b"x"))));
+            tsn += 1;
+        }
+        let request = asconf(2 * i, old, &[(ADD_IP, new), (SET_PRIMARY, new)]);
+        packets.push(ipv4(old, B, &sctp(5000, 6000, cn, &request)));
+        let ack = chunk(0x80, 0, &(2 * i).to_be_bytes());
+        packets.push(ipv4(B, old, &sctp(6000, 5000, mn, &ack)));
+        packets.push(ipv4(B, new, &sctp(6000, 5000, mn, &data(tsn, b"x"))));
+        tsn += 1;
+        let delete = asconf(2 * i + 1, new, &[(DELETE_IP, old)]);
+        packets.push(ipv4(new, B, &sctp(5000, 6000, cn, &delete)));
+        let ack = chunk(0x80, 0, &(2 * i + 1).to_be_bytes());
+        packets.push(ipv4(B, new, &sctp(6000, 5000, mn, &ack)));
+    }
+    let path = out_dir("hostile-renumbering").join("renumbering.pcap");
+    write_raw(&path, &packets);
+
+    let a = accounted(&path, &AnalysisOptions::default());
+    assert_eq!(a.handovers.len(), renumberings as usize);
+    for (i, h) in a.handovers.iter().enumerate() {
+        assert_eq!(
+            h.class,
+            sctp_handover::handover::SwitchClass::Planned,
+            "{i}"
+        );
+        // Its own ADD-IP + SET-PRIMARY, and (after the first) the previous
+        // handover's DELETE-IP of the address it now returns to — never
+        // the exchanges of earlier renumberings.
+        let serials: Vec<u32> = h.asconf.iter().map(|x| x.serial).collect();
+        let i = i as u32;
+        let expected = if i == 0 {
+            vec![0]
+        } else {
+            vec![2 * i - 1, 2 * i]
+        };
+        assert_eq!(serials, expected, "handover {i}");
+    }
+}

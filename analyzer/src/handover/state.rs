@@ -63,6 +63,10 @@ pub(super) struct Direction {
     pub(super) current: Option<PathId>,
     pub(super) abandoned: Vec<PathId>,
     pub(super) segment_first_tsn: Option<u32>,
+    /// Frame where the current segment began: the direction's first new
+    /// DATA, then each switch. A handover's ASCONF exchanges are those of
+    /// its own segment.
+    pub(super) segment_start_frame: u64,
     pub(super) segment_lowest_retransmitted: Option<u32>,
     pub(super) counters: Counters,
     /// Counters as they were at the last new DATA on the current path.
@@ -80,6 +84,7 @@ impl Direction {
         current: None,
         abandoned: Vec::new(),
         segment_first_tsn: None,
+        segment_start_frame: 0,
         segment_lowest_retransmitted: None,
         counters: Counters::ZERO,
         at_last_new: Counters::ZERO,
@@ -139,6 +144,19 @@ static EMPTY_DIRECTION: Direction = Direction::EMPTY;
 /// only, or none. Reading one never written gives an empty direction.
 #[derive(Debug, Default)]
 pub(super) struct Directions([Option<Box<Direction>>; 2]);
+
+impl Directions {
+    /// The earliest frame where a direction carrying DATA began its
+    /// current segment: nothing before it can belong to a later handover.
+    pub(super) fn segments_begin(&self) -> Option<u64> {
+        self.0
+            .iter()
+            .flatten()
+            .filter(|d| d.current.is_some())
+            .map(|d| d.segment_start_frame)
+            .min()
+    }
+}
 
 impl Index<EndpointId> for Directions {
     type Output = Direction;

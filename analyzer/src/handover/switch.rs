@@ -23,6 +23,7 @@ impl HandoverEngine {
             // First new DATA of the direction: a segment starts.
             let d = &mut self.assoc(id).directions[sender];
             d.current = Some(to);
+            d.segment_start_frame = e.frame;
             return;
         };
         let switch = Mark {
@@ -55,6 +56,7 @@ impl HandoverEngine {
         let (expiries, first_unanswered) = d.charged_expiries(old, &old_data);
         let returning = d.abandoned.contains(&to);
         let segment_first_tsn = d.segment_first_tsn.unwrap_or(tsn);
+        let since = d.segment_start_frame;
         let segment_lowest = d.segment_lowest_retransmitted;
 
         // Data interrupt: last DATA on the old path before the switch → the
@@ -86,9 +88,14 @@ impl HandoverEngine {
         };
         let moved = old_addr != new_addr;
 
+        // The exchanges of this handover: those of the segment the switch
+        // ends (an association that moves back and forth would otherwise
+        // list its whole past with every handover).
+        let of_segment = |x: &&AsconfExchange| x.frame >= since;
         let asconf_for = |op: AsconfOp, address: Option<IpAddr>| {
             a.asconfs
                 .iter()
+                .filter(of_segment)
                 .filter(|x| x.time <= switch.time || x.frame <= switch.frame)
                 .rfind(|x| x.ops.iter().any(|(o, ad)| *o == op && Some(*ad) == address))
                 .cloned()
@@ -96,7 +103,7 @@ impl HandoverEngine {
         let addip = asconf_for(AsconfOp::AddIp, new_addr);
         let setprim = asconf_for(AsconfOp::SetPrimary, new_addr);
         let planned = moved && (addip.is_some() || setprim.is_some())
-            || a.asconfs.iter().any(|x| {
+            || a.asconfs.iter().filter(of_segment).any(|x| {
                 x.frame < switch.frame
                     && x.ops.iter().any(|(o, ad)| {
                         matches!(o, AsconfOp::AddIp | AsconfOp::SetPrimary)
@@ -116,6 +123,7 @@ impl HandoverEngine {
         let mut asconf: Vec<AsconfExchange> = a
             .asconfs
             .iter()
+            .filter(of_segment)
             .filter(|x| x.frame < switch.frame)
             .filter(|x| {
                 x.ops
@@ -212,12 +220,18 @@ impl HandoverEngine {
         }
         d.current = Some(to);
         d.segment_first_tsn = Some(tsn);
+        d.segment_start_frame = switch.frame;
         d.segment_lowest_retransmitted = None;
         d.at_last_new = d.counters;
         for p in &mut d.paths {
             p.first_in_segment = None;
         }
         d.path(to).first_in_segment = Some(switch);
+        // Exchanges older than every direction's segment are in no future
+        // handover: the list stays as short as the association's present.
+        if let Some(begin) = a.directions.segments_begin() {
+            a.asconfs.retain(|x| x.frame >= begin);
+        }
         self.resolve_pending(id, sender);
     }
 }
