@@ -81,7 +81,7 @@ local function new_direction()
   return {
     highest = nil, cum = nil, base = nil, rec = {},
     current = nil, abandoned = {}, seg_first_frame = nil,
-    last_data = {}, last_new = {}, first_in_segment = {},
+    last_data = {}, last_new = {}, first_in_segment = {}, in_segment = {},
     expiries = {},
   }
 end
@@ -309,6 +309,7 @@ function Core:data(ctx, tsn)
   local new = d.highest == nil or sgt(tsn, d.highest)
   d.last_data[ctx.path] = mark
   if not d.first_in_segment[ctx.path] then d.first_in_segment[ctx.path] = mark end
+  d.in_segment[ctx.path] = (d.in_segment[ctx.path] or 0) + 1
   if new then
     if d.highest == nil then d.base = tsn end
     d.highest = tsn
@@ -343,6 +344,24 @@ function Core:data(ctx, tsn)
   end
 end
 
+-- A failover as the receiver sees it (docs/metrics.md, "Switch classes"):
+-- the old path carried at least three DATA in its segment, then nothing
+-- until DATA came on the new path at least SILENCE_FACTOR mean intervals
+-- later. Returns the silence and the interval in ns, or nil.
+local SILENCE_FACTOR = 3
+local function ns_between(a, b)
+  return (b.sec - a.sec) * 1000000000 + (b.nsec - a.nsec)
+end
+local function fell_silent(d, old, new)
+  local first, last, resumed = d.first_in_segment[old], d.last_data[old], d.first_in_segment[new]
+  local n = d.in_segment[old] or 0
+  if not (first and last and resumed) or n < 3 then return nil end
+  local interval = math.floor(ns_between(first, last) / (n - 1))
+  local silence = ns_between(last, resumed)
+  if interval > 0 and silence >= SILENCE_FACTOR * interval then return silence, interval end
+  return nil
+end
+
 function Core:switch(ctx, d, old, new, tsn, mark)
   local a = ctx.a
   local from, to = a.paths[old + 1], a.paths[new + 1]
@@ -364,6 +383,15 @@ function Core:switch(ctx, d, old, new, tsn, mark)
       if e.path == old and e.frame >= (d.seg_first_frame or 0) then kind = "failover" end
     end
   end
+  local reason
+  if kind == "other" then
+    local silence, interval = fell_silent(d, old, new)
+    if silence then
+      kind = "failover"
+      reason = string.format("seen by the receiver: the old path fell silent for %.3f ms, %.1fx its mean DATA interval",
+        silence / 1e6, silence / interval)
+    end
+  end
   if kind == "other" and d.abandoned[new] then kind = "return" end
   local s = {
     assoc = a.id, sender = ctx.sender, from_path = old, to_path = new, frame = ctx.frame, tsn = tsn, kind = kind,
@@ -375,10 +403,12 @@ function Core:switch(ctx, d, old, new, tsn, mark)
   add_event(ann, "path_switch")
   if kind == "failover" then add_event(ann, "failover") end
   ann.switch = s
-  add_expert(ann, "note", string.format("%s path switch from path %d to path %d", kind, old, new))
+  add_expert(ann, "note", string.format("%s path switch from path %d to path %d", kind, old, new)
+    .. (reason and (" (" .. reason .. ")") or ""))
   d.abandoned[old] = true
   d.current, d.seg_first_frame = new, ctx.frame
   d.first_in_segment = { [new] = mark }
+  d.in_segment = { [new] = 1 }
 end
 
 function Core:sack(ctx, cum, gaps, dups)

@@ -170,3 +170,38 @@ fn bokor_failover_counter_cleared_between_expiries() {
     let f = a.handovers[0].failover.as_ref().expect("failover");
     assert_eq!(f.observed_pmr, Some(3));
 }
+
+#[test]
+fn receiver_side_failover_from_the_old_paths_silence() {
+    // At the mobile node the correspondent's T3 retransmissions on the cut
+    // path never arrive: the switch is a failover by the old path's silence.
+    // tshark: the last DATA to 198.51.100.101 is frame 58 (1.129919 s), the
+    // first to 198.51.100.102 frame 64 (1.580087 s); 20 DATA to .101 from
+    // frame 8 at a 50 ms pace.
+    let a = analyse("bokor-failover", "mn", None);
+    assert_eq!(a.handovers.len(), 1);
+    let h = &a.handovers[0];
+    assert_eq!(h.class, SwitchClass::Failover);
+    assert!(h.failover.is_none(), "no expiry is in this capture");
+    assert_eq!(h.data_interrupt.from.expect("last old").frame, Some(58));
+    assert_eq!(h.data_interrupt.to.expect("first new").frame, Some(64));
+    assert!(
+        h.class_reason.contains("fell silent for 450.168 ms")
+            && h.class_reason.contains("over 20 DATA"),
+        "{}",
+        h.class_reason
+    );
+    // The link went down inside the silence.
+    let (down, _) = truth("bokor-failover", "link_down");
+    assert!(h.data_interrupt.to.expect("first new").time > down);
+
+    // The return to the primary is not a silence: the alternate path
+    // carried DATA up to the switch.
+    let a = analyse("bokor-return", "mn", None);
+    let classes: Vec<SwitchClass> = a.handovers.iter().map(|h| h.class).collect();
+    assert_eq!(classes, vec![SwitchClass::Failover, SwitchClass::Return]);
+
+    // With the sender's capture the expiries decide, and say so.
+    let a = analyse("bokor-failover", "cn", Some(200));
+    assert!(a.handovers[0].class_reason.starts_with("3 T3 expiries"));
+}

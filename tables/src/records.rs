@@ -674,6 +674,7 @@ fn handover_row(rows: &mut Rows, h: &Handover, association: u32, capture_point: 
         .text(h.to_src.to_string())
         .text(h.to_dst.to_string())
         .text(class_name(h.class))
+        .text(h.class_reason.as_str())
         .text(capture_point_name(capture_point))
         .u64(h.switch_frame)
         .time(t(h.switch_time))

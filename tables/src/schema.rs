@@ -347,6 +347,12 @@ pub const HANDOVERS_FIXED: &[Col] = &[
         "`planned`, `failover`, `return` or `other` (docs/metrics.md)",
     ),
     col(
+        "class_reason",
+        Ty::Str,
+        "",
+        "what the class rests on, in words (the ASCONF, the T3 expiries, or the old path's silence seen by a receiver)",
+    ),
+    col(
         "capture_point",
         Ty::Str,
         "",

@@ -178,6 +178,8 @@ pub struct Handover {
     pub to_src: IpAddr,
     pub to_dst: IpAddr,
     pub class: SwitchClass,
+    /// Why the switch got its class, in words (what it rests on).
+    pub class_reason: String,
     pub switch_frame: u64,
     pub switch_time: Timestamp,
     pub switch_tsn: u32,

@@ -49,6 +49,8 @@ pub(super) struct PathData {
     pub(super) last_new: Option<Mark>,
     /// First DATA on this path since the current segment began.
     pub(super) first_in_segment: Option<Mark>,
+    /// DATA chunks on this path since the current segment began.
+    pub(super) in_segment: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -296,6 +298,7 @@ impl HandoverEngine {
                 let p = d.path(path);
                 p.last_data = Some(mark);
                 p.first_in_segment.get_or_insert(mark);
+                p.in_segment = p.in_segment.saturating_add(1);
                 if new {
                     p.last_new = Some(mark);
                     if d.current == Some(path) || d.current.is_none() {

@@ -3,9 +3,10 @@
 
 use super::latency::{self, Pending};
 use super::model::{AsconfExchange, Component, Handover, HandoverWindow, SwitchClass};
-use super::state::{Association, Mark};
+use super::state::{Association, Mark, PathData};
 use super::{failover, recognition, HandoverEngine};
 use crate::events::{EndpointId, Event, PathId};
+use crate::time::Nanos;
 use crate::wire::sctp_param::AsconfOp;
 use std::net::IpAddr;
 
@@ -110,14 +111,42 @@ impl HandoverEngine {
                             && (*ad == new_src || *ad == new_dst)
                     })
             });
-        let class = if planned {
-            SwitchClass::Planned
-        } else if !expiries.is_empty() {
-            SwitchClass::Failover
+        let silence = fell_silent(&old_data, &new_data);
+        let (class, class_reason) = if planned {
+            let why = match (&addip, &setprim) {
+                (_, Some(x)) | (Some(x), None) => {
+                    format!(
+                        "ASCONF serial {} at frame {} for the new address",
+                        x.serial, x.frame
+                    )
+                }
+                _ => "an earlier ASCONF of this segment added or made primary a new-path address"
+                    .to_owned(),
+            };
+            (SwitchClass::Planned, why)
+        } else if let Some(first) = expiries.first() {
+            let why = format!(
+                "{} T3 expir{} on the old path from frame {}",
+                expiries.len(),
+                if expiries.len() == 1 { "y" } else { "ies" },
+                first.frame
+            );
+            (SwitchClass::Failover, why)
+        } else if let Some(s) = silence {
+            let why = format!(
+                "seen by the receiver: the old path fell silent for {:.3} ms, {:.1}x its mean DATA interval ({:.3} ms over {} DATA); the sender's timeouts are not in this capture",
+                s.silence.as_millis_f64(),
+                s.silence.as_millis_f64() / s.interval.as_millis_f64(),
+                s.interval.as_millis_f64(),
+                s.data
+            );
+            (SwitchClass::Failover, why)
         } else if returning {
-            SwitchClass::Return
+            let why = "back to a path this direction left earlier".to_owned();
+            (SwitchClass::Return, why)
         } else {
-            SwitchClass::Other
+            let why = "no ASCONF, T3 expiry or silence of the old path explains it".to_owned();
+            (SwitchClass::Other, why)
         };
 
         let mut asconf: Vec<AsconfExchange> = a
@@ -180,6 +209,7 @@ impl HandoverEngine {
             to_src: new_src,
             to_dst: new_dst,
             class,
+            class_reason,
             switch_frame: switch.frame,
             switch_time: switch.time,
             switch_tsn: tsn,
@@ -225,8 +255,12 @@ impl HandoverEngine {
         d.at_last_new = d.counters;
         for p in &mut d.paths {
             p.first_in_segment = None;
+            p.in_segment = 0;
         }
-        d.path(to).first_in_segment = Some(switch);
+        // The switch DATA itself is the new segment's first on `to`.
+        let to_data = d.path(to);
+        to_data.first_in_segment = Some(switch);
+        to_data.in_segment = 1;
         // Exchanges older than every direction's segment are in no future
         // handover: the list stays as short as the association's present.
         if let Some(begin) = a.directions.segments_begin() {
@@ -234,4 +268,42 @@ impl HandoverEngine {
         }
         self.resolve_pending(id, sender);
     }
+}
+
+/// How much longer than its usual pace the old path's silence before a
+/// switch must be to count as a failover seen by the receiver. A sender
+/// that merely changes path leaves a gap of about one DATA interval (two
+/// when it bundles a message with the next); one that fails over first
+/// waits for its T3 timer (at least RTO.Min, RFC 9260 §6.3.3) and its
+/// retransmissions on the old path are lost. Three intervals still catch
+/// low-intensity traffic (eklund-sack-delay: 3.3 intervals of 100 ms);
+/// a stream sparser than RTO.Min leaves no such trace (docs/metrics.md).
+const SILENCE_FACTOR: i64 = 3;
+
+/// The old path's silence before a switch, against its DATA pace.
+pub(super) struct Silence {
+    pub(super) silence: Nanos,
+    pub(super) interval: Nanos,
+    pub(super) data: u32,
+}
+
+/// A failover as the receiver sees it (the sender's T3 expiries are not in
+/// its capture: their retransmissions were lost on the old path): the
+/// old path carried a paced stream of DATA in its segment (at least three
+/// chunks), then nothing until DATA came on the new path at least
+/// [`SILENCE_FACTOR`] mean intervals later (docs/metrics.md, "Switch
+/// classes").
+pub(super) fn fell_silent(old: &PathData, new: &PathData) -> Option<Silence> {
+    let (first, last) = (old.first_in_segment?, old.last_data?);
+    let resumed = new.first_in_segment?;
+    if old.in_segment < 3 {
+        return None;
+    }
+    let interval = Nanos(last.time.since(first.time).0 / i64::from(old.in_segment - 1));
+    let silence = resumed.time.since(last.time);
+    (interval.0 > 0 && silence.0 >= SILENCE_FACTOR * interval.0).then_some(Silence {
+        silence,
+        interval,
+        data: old.in_segment,
+    })
 }
