@@ -34,6 +34,7 @@ __all__ = [
     "write_capture",
     "list_inputs",
     "check_options",
+    "open_dataset",
     "part_key",
 ]
 
@@ -87,19 +88,33 @@ def write_capture(
     `source` column and the part key; default `path`); `kind`, `reason` and
     `params` come from `list_inputs` so that every task of a run writes the
     same parameter columns."""
-    return dict(
-        _native.write_capture(
-            os.fspath(path),
-            os.fspath(out_root),
-            source=source,
-            kind=kind,
-            reason=reason,
-            params=params,
-            table_format=table_format,
-            force=force,
-            **options,
+    try:
+        return dict(
+            _native.write_capture(
+                os.fspath(path),
+                os.fspath(out_root),
+                source=source,
+                kind=kind,
+                reason=reason,
+                params=None if params is None else [tuple(p) for p in params],
+                table_format=table_format,
+                force=force,
+                **options,
+            )
         )
-    )
+    except Exception as e:  # arguments of the wrong type: still a row
+        source = source if source is not None else os.fspath(path)
+        return {
+            "source": source,
+            "key": part_key(source),
+            "status": "failed",
+            "error": f"{source}: {type(e).__name__}: {e}",
+            "associations": 0,
+            "handovers": 0,
+            "bytes": 0,
+            "reused": False,
+            "seconds": 0.0,
+        }
 
 
 def list_inputs(paths):
@@ -110,6 +125,13 @@ def list_inputs(paths):
     listed."""
     inputs, params, problems = _native.list_inputs([os.fspath(p) for p in paths])
     return list(inputs), list(params), list(problems)
+
+
+def open_dataset(out_root: "os.PathLike[str] | str", table_format: str = "parquet") -> None:
+    """Creates the dataset's directory and removes the temporaries that
+    killed runs on this machine left, as `analyze --out` does at its start;
+    a driver calls it once before its tasks (write_capture does not)."""
+    _native.open_dataset(os.fspath(out_root), table_format)
 
 
 def check_options(**options: Any) -> None:

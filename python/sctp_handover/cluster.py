@@ -93,7 +93,7 @@ def plan(paths: List[str], out: str, table_format: str, force: bool, options: Di
                 "kind": i["kind"],
                 "reason": i["reason"],
                 "size": i["size"],
-                "params": [list(p) for p in params],
+                "params": [tuple(p) for p in params],
                 "out": out_abs,
                 "table_format": table_format,
                 "force": force,
@@ -284,6 +284,11 @@ def main(argv: "List[str] | None" = None) -> int:
         return 2
 
     started = time.monotonic()
+    try:
+        sctp_handover.open_dataset(args.out, args.table_format)
+    except RuntimeError as e:
+        print(f"sctp_handover.cluster: {e}", file=sys.stderr)
+        return 2
     items, problems = plan(paths, args.out, args.table_format, args.force, options)
     for path, reason in problems:
         print(f"sctp_handover.cluster: error: {path}: {reason}", file=sys.stderr)

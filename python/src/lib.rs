@@ -306,7 +306,8 @@ fn input_kind(kind: &str, reason: Option<String>) -> InputKind {
 /// Analyses one input and writes its part files into the dataset at
 /// `out_root` (`<table>/part-<key>.<ext>`, then `_inputs/<key>.json`), the
 /// same files `analyze --out` writes; an input already complete there with
-/// the same options is not analysed again (`reused`). `source` is the
+/// the same options is not analysed again (`reused`). The temporaries of
+/// killed runs are not looked for (`open_dataset` does, once per run). `source` is the
 /// path as the run found it (the `source` column and the part key; default
 /// `path`), `kind`/`reason` what the listing said of it, `params` the
 /// run's parameter columns as (name, "number" | "text") pairs (from
@@ -367,7 +368,7 @@ fn write_capture<'py>(
     };
     let task_input = input.clone();
     let outcome = off_gil(py, move || -> anyhow::Result<Outcome> {
-        let dataset = Dataset::open(&config.out, config.format)?;
+        let dataset = Dataset::attach(&config.out, config.format)?;
         let fingerprint = batch::fingerprint(&config);
         Ok(batch::run_one(
             &task_input,
@@ -430,6 +431,18 @@ fn list_inputs<'py>(
     Ok((list, params, problems))
 }
 
+/// open_dataset(out_root, table_format="parquet"): creates the dataset's
+/// directory and removes the temporaries killed runs on this machine left
+/// (what `analyze --out` does once at its start; a driver calls it before
+/// fanning out, the tasks do not).
+#[pyfunction]
+#[pyo3(signature = (out_root, table_format="parquet"))]
+fn open_dataset(py: Python<'_>, out_root: PathBuf, table_format: &str) -> PyResult<()> {
+    let format = format_from(table_format)?;
+    py.detach(|| Dataset::open(&out_root, format).map(|_| ()))
+        .map_err(|e| PyRuntimeError::new_err(format!("{e:#}")))
+}
+
 /// check_options(**options): raises for an unknown or bad option (a
 /// driver checks before fanning out, so that no task fails on it).
 #[pyfunction]
@@ -457,6 +470,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_capture, m)?)?;
     m.add_function(wrap_pyfunction!(list_inputs, m)?)?;
     m.add_function(wrap_pyfunction!(check_options, m)?)?;
+    m.add_function(wrap_pyfunction!(open_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(part_key, m)?)?;
     m.add_function(wrap_pyfunction!(is_part, m)?)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;

@@ -48,6 +48,11 @@ class Common(unittest.TestCase):
         cls.cli_out = os.path.join(cls.tmp, "cli")
         r = cli("analyze", "sample-captures", "--out", cls.cli_out, "-q")
         assert r.returncode == 0, r.stderr
+        # With sample-sweeps: the run's parameter columns (param_rto,
+        # param_pmr) in every part.
+        cls.cli_all = os.path.join(cls.tmp, "cli-all")
+        r = cli("analyze", "sample-captures", "sample-sweeps", "--out", cls.cli_all, "-q")
+        assert r.returncode == 0, r.stderr
 
     @classmethod
     def tearDownClass(cls):
@@ -142,6 +147,24 @@ class Api(Common):
         # The command line's dataset counts as done too (same fingerprint).
         self.assertTrue(sh.write_capture(SAMPLE, self.cli_out)["reused"])
 
+    def test_write_capture_with_the_run_parameters(self):
+        inputs, params, _ = sh.list_inputs(["sample-captures", "sample-sweeps"])
+        first = next(i for i in inputs if i["source"].startswith("sample-sweeps/") and i["kind"] == "capture")
+        out = os.path.join(self.tmp, "sweep")
+        row = sh.write_capture(first["path"], out, source=first["source"], params=[list(p) for p in params])
+        self.assertEqual(row["status"], "ok", row)
+        name = f"part-{row['key']}.parquet"
+        for table in sh.TABLES:
+            self.assertEqual(
+                without_wall_time(pq.read_table(os.path.join(out, table, name))),
+                without_wall_time(pq.read_table(os.path.join(self.cli_all, table, name))),
+                table,
+            )
+        row = sh.write_capture(first["path"], out, params=[("rto", "complex")])
+        self.assertEqual(row["status"], "failed")
+        row = sh.write_capture(first["path"], out, params=42)
+        self.assertEqual(row["status"], "failed")
+
     def test_list_inputs_is_the_walk_of_analyze(self):
         inputs, params, problems = sh.list_inputs(["sample-sweeps"])
         self.assertEqual(problems, [])
@@ -157,10 +180,13 @@ class Api(Common):
 class Dask(Common):
     def test_dask_run_equals_analyze_out(self):
         out = os.path.join(self.tmp, "dask")
-        r = cluster("--engine", "dask", "sample-captures", "--out", out, "--workers", "2", "-q")
+        # sample-sweeps: the parameter columns (param_rto, param_pmr) of
+        # the run, the same in every task's parts.
+        r = cluster("--engine", "dask", "sample-captures", "sample-sweeps", "--out", out, "--workers", "2", "-q")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertEqual(compare.differences(self.cli_out, out), [])
-        self.assertIn("16 ok", r.stdout)
+        self.assertEqual(compare.differences(self.cli_all, out), [])
+        self.assertIn("40 ok, 2 skipped", r.stdout)
+        self.assertIn("param_rto", pq.read_schema(glob.glob(os.path.join(out, "handovers", "*"))[0]).names)
 
     def test_failed_capture_job_finishes_and_rerun_skips(self):
         inputs = os.path.join(self.tmp, "mixed")
