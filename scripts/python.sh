@@ -8,7 +8,8 @@
 # The wheel is built by maturin in the dev profile into $CARGO_TARGET_DIR,
 # the directory `make test` builds the workspace in, so the compiled polars
 # and everything else under the extension are reused (a release build of
-# polars alone takes about half an hour on 2 cores). Packages come from
+# polars alone takes about half an hour on 2 cores). SCTPHO_WHEEL_PROFILE=release
+# builds the optimised wheel a real cluster wants (docs/scale-out.md). Packages come from
 # PyPI through pip's cache; nothing is installed again when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +44,7 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/sctp-handover/target}
 wheels=$CARGO_TARGET_DIR/wheels
 rm -f "$wheels"/sctp_handover-*.whl
 start=$(date +%s)
-"$VENV/bin/maturin" build --quiet --profile dev -m python/Cargo.toml -i "$PY" --out "$wheels" 2>&1 \
+"$VENV/bin/maturin" build --quiet --profile "${SCTPHO_WHEEL_PROFILE:-dev}" -m python/Cargo.toml -i "$PY" --out "$wheels" 2>&1 \
   | grep -v -e '^📦' -e '^🔗' -e '^🐍' -e '^📡' -e '^✏️' || true
 wheel=$(ls "$wheels"/sctp_handover-*.whl 2>/dev/null | head -1)
 if [[ -z $wheel ]]; then

@@ -303,6 +303,7 @@ def main(argv: "List[str] | None" = None) -> int:
     manifest_path = os.path.join(runs, f"{stamp}-{args.engine}-{os.getpid()}.jsonl")
     counts: Dict[str, int] = {}
     analysed_bytes = 0
+    failed = 0  # this run's and those already recorded as failed
     engine_started = time.monotonic()
     tasks_started = engine_started
     with open(manifest_path, "w", encoding="utf-8") as manifest:
@@ -317,12 +318,16 @@ def main(argv: "List[str] | None" = None) -> int:
             manifest.flush()
             status = "done" if row.get("reused") else row["status"]
             counts[status] = counts.get(status, 0) + 1
+            if row["status"] == "failed":
+                failed += 1
             if not row.get("reused"):
                 analysed_bytes += row.get("bytes") or 0
             if not args.quiet or row["status"] == "failed":
                 print(_line(n, total, row), flush=True)
     ended = time.monotonic()
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    if failed > counts.get("failed", 0):
+        summary += f" ({failed - counts.get('failed', 0)} of them failed)"
     tasks = ended - tasks_started
     rate = f"{analysed_bytes / 1e6 / tasks:.1f} MB/s, {n / tasks:.1f} inputs/s" if tasks > 0 else "-"
     print(
@@ -331,7 +336,8 @@ def main(argv: "List[str] | None" = None) -> int:
         f"manifest {manifest_path}",
         flush=True,
     )
-    return 2 if counts.get("failed") or problems else 0
+    # As `analyze`: 2 while an input is failed, on the rerun too.
+    return 2 if failed or problems else 0
 
 
 if __name__ == "__main__":

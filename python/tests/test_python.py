@@ -217,7 +217,8 @@ class Dask(Common):
                          {"good.pcap": "ok", "broken.pcap": "failed", "notes.txt": "skipped"})
 
         r = cluster("--engine", "dask", "--manifest", listing, "--out", out, "--workers", "2")
-        self.assertIn("3 done", r.stdout, r.stdout + r.stderr)
+        self.assertIn("3 done (1 of them failed)", r.stdout, r.stdout + r.stderr)
+        self.assertEqual(r.returncode, 2)
         runs = glob.glob(os.path.join(out, "_runs", "*.jsonl"))
         self.assertEqual(len(runs), 2)
         latest = max(runs, key=os.path.getmtime)
