@@ -276,6 +276,17 @@ def main(argv: "List[str] | None" = None) -> int:
     if not paths:
         print("sctp_handover.cluster: no inputs (PATH... or --manifest FILE)", file=sys.stderr)
         return 2
+    module = {"ray": "ray", "dask": "distributed", "spark": "pyspark"}[args.engine]
+    try:
+        __import__(module)
+    except ImportError:
+        extra = " and a JDK (17 or later)" if args.engine == "spark" else ""
+        print(
+            f"sctp_handover.cluster: --engine {args.engine} needs the Python package {module}{extra} "
+            f"(make python installs Dask and Ray; docs/scale-out.md)",
+            file=sys.stderr,
+        )
+        return 2
     options = options_from(args)
     try:
         sctp_handover.check_options(**options)
