@@ -8,6 +8,7 @@ order; `analysis_seconds`, a wall time, left out).
 import os
 import sys
 
+import pyarrow as pa
 import pyarrow.dataset as ds
 
 TABLES = ("files", "associations", "paths", "asconf", "events", "handovers")
@@ -22,7 +23,12 @@ def parts(root, table):
 def rows(root, table):
     t = ds.dataset(os.path.join(root, table), format="parquet").to_table()
     t = t.drop_columns([c for c in t.column_names if c in VARYING])
-    return t.schema, sorted((tuple(r.items()) for r in t.to_pylist()), key=repr)
+    schema = t.schema
+    # Nanosecond times as integers (datetime has microseconds only).
+    for i, f in enumerate(schema):
+        if pa.types.is_timestamp(f.type):
+            t = t.set_column(i, f.name, t.column(i).cast(pa.int64()))
+    return schema, sorted((tuple(r.items()) for r in t.to_pylist()), key=repr)
 
 
 def differences(a, b):
