@@ -9,8 +9,9 @@
 # the directory `make test` builds the workspace in, so the compiled polars
 # and everything else under the extension are reused (a release build of
 # polars alone takes about half an hour on 2 cores). SCTPHO_WHEEL_PROFILE=release
-# builds the optimised wheel a real cluster wants (docs/scale-out.md). Packages come from
-# PyPI through pip's cache; nothing is installed again when present.
+# builds the optimised wheel a real cluster wants (docs/scale-out.md).
+# Packages come from PyPI the first time, from a wheelhouse beside the
+# compiled dependencies after; nothing is installed again when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,12 +27,18 @@ if ! "$PY" -c 'import sys' 2>/dev/null; then
   python3 -m venv "$VENV"
 fi
 
-# Requirements: installed when the file changed since the last install.
+# Requirements: installed when the file changed since the last install,
+# from a wheelhouse kept beside the compiled dependencies (pip's own cache
+# keeps nothing from the registry here), filled from PyPI the first time.
+WHEELHOUSE=${SCTPHO_WHEELHOUSE:-$HOME/.cache/sctp-handover/wheels}
 install() {
   local req=$1 stamp=$VENV/.installed-$(basename "$1")
   if ! cmp -s "$req" "$stamp"; then
     echo "python: installing $req into $VENV"
-    "${PIP[@]}" -r "$req"
+    if ! "${PIP[@]}" --no-index --find-links "$WHEELHOUSE" -r "$req" 2>/dev/null; then
+      "$PY" -m pip download --disable-pip-version-check --quiet -d "$WHEELHOUSE" -r "$req"
+      "${PIP[@]}" --no-index --find-links "$WHEELHOUSE" -r "$req"
+    fi
     cp "$req" "$stamp"
   fi
 }
