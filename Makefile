@@ -11,7 +11,7 @@ export SCTPHO_PYTHON ?= $(SCTPHO_VENV)/bin/python
 CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 
-.PHONY: setup build demo reports test lint lua-test samples sweep-samples install-plugin install-c-plugin bench bench-batch hostile-figures fuzz clean
+.PHONY: setup build demo reports test lint lua-test python python-ray-check samples sweep-samples install-plugin install-c-plugin bench bench-batch hostile-figures fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -57,9 +57,23 @@ lint:
 lua-test:
 	cd dissector && lua5.2 tests/run.lua
 
-## Every test: unit, integration against tshark, one real kernel replay.
+## Every test: unit, integration against tshark, one real kernel replay,
+## the Python bindings and one Dask run (tests/python.rs: needs .venv with
+## the wheel, brought up to date here without Ray).
 test: setup lint lua-test
+	scripts/python.sh --no-ray
 	scripts/cargo-test.sh
+
+## The Python package (python/, docs/scale-out.md): the wheel, built in the
+## dev profile beside the tests' build (so polars is not compiled again),
+## installed with pyarrow, Dask and Ray into the project's .venv.
+python: setup
+	scripts/python.sh
+
+## `cluster --engine ray` against `analyze --out` on the sample captures,
+## with timings (docs/scale-out.md; not part of `make test`).
+python-ray-check: python
+	scripts/python-ray-check.sh
 
 ## The benchmark of docs/performance.md: the analyzer against cat, a bare
 ## pcap-parser loop and tshark (with and without the plugins) on generated

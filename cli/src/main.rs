@@ -8,12 +8,12 @@ mod watch;
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use sctp_handover::analysis::AnalysisOptions;
-use sctp_handover::handover::{anchors, CapturePoint};
-use sctp_handover::time::Nanos;
+use sctp_handover::handover::CapturePoint;
 use sctp_handover::track::limits::Limits;
 use sctp_handover_live::filter::BpfFilter;
 use sctp_handover_tables::batch::{self, BatchConfig};
 use sctp_handover_tables::inputs::{self, InputKind};
+use sctp_handover_tables::settings::Settings;
 use sctp_handover_tables::write::TableFormat;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -210,37 +210,31 @@ fn main() -> ExitCode {
 }
 
 fn analysis_options(args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
-    let mut options = AnalysisOptions::default();
-    options
-        .decode
-        .udp_encapsulation_ports
-        .extend(&args.udp_encap_ports);
-    options.verify_checksum = args.verify_checksum;
-    options.duplicate_window = Nanos(args.duplicate_window_us.saturating_mul(1000));
-    options.track.rto.initial = Nanos::from_millis(args.rto_initial_ms);
-    options.track.rto.min = Nanos::from_millis(args.rto_min_ms);
-    options.track.rto.max = Nanos::from_millis(args.rto_max_ms);
-    options.track.path_max_retrans = args.pmr;
-    options.track.limits = Limits {
-        associations: args.max_associations,
-        paths: args.max_paths,
-        addresses: args.max_addresses,
+    let settings = Settings {
+        verify_checksum: args.verify_checksum,
+        udp_encap_ports: args.udp_encap_ports.clone(),
+        duplicate_window_us: args.duplicate_window_us,
+        rto_initial_ms: args.rto_initial_ms,
+        rto_min_ms: args.rto_min_ms,
+        rto_max_ms: args.rto_max_ms,
+        pmr: args.pmr,
+        events: args.events.clone(),
+        capture_point: match args.capture_point {
+            Point::Mn => CapturePoint::Mn,
+            Point::Cn => CapturePoint::Cn,
+            Point::Middle => CapturePoint::Middle,
+            Point::Unknown => CapturePoint::Unknown,
+        },
+        max_associations: args.max_associations,
+        max_paths: args.max_paths,
+        max_addresses: args.max_addresses,
         tsn_window: args.tsn_window,
-        events: args.max_events,
+        max_events: args.max_events,
+        max_reassembly: args.max_reassembly,
     };
-    options.decode.max_reassembly = args.max_reassembly;
+    let mut options = settings.options()?;
     if let Some(expr) = &args.filter {
         options.frame_filter = Some(std::sync::Arc::new(BpfFilter::new(expr)?));
-    }
-    options.handover.rto_max = Some(options.track.rto.max);
-    options.handover.capture_point = match args.capture_point {
-        Point::Mn => CapturePoint::Mn,
-        Point::Cn => CapturePoint::Cn,
-        Point::Middle => CapturePoint::Middle,
-        Point::Unknown => CapturePoint::Unknown,
-    };
-    if let Some(events) = &args.events {
-        options.handover.anchors = anchors::load(events)?;
     }
     Ok(options)
 }

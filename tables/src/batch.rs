@@ -7,7 +7,9 @@ use crate::records::{file_row, AssociationTables, FileOutcome};
 use crate::rows::Rows;
 use crate::schema;
 use crate::write::{ParamType, ParamValue, PartWriter, Provenance, TableFormat};
-use sctp_handover::analysis::{analyze_stream, AnalysisOptions, AssociationReport, ReportSink};
+use sctp_handover::analysis::{
+    analyze_stream, AnalysisOptions, AssociationReport, FileReport, ReportSink,
+};
 use sctp_handover::handover::{anchors, CapturePoint};
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
@@ -145,22 +147,7 @@ pub fn run(
         for (input, slot) in inputs.iter().zip(&slots) {
             let (dataset, fingerprint) = (&dataset, &fingerprint);
             scope.spawn_fifo(move |_| {
-                let outcome = match (!config.force)
-                    .then(|| dataset.completed(input, fingerprint))
-                    .flatten()
-                {
-                    Some(done) => Outcome {
-                        source: done.source,
-                        status: done.status,
-                        error: done.error,
-                        associations: done.associations,
-                        handovers: done.handovers,
-                        bytes: input.size.unwrap_or(0),
-                        reused: true,
-                        seconds: 0.0,
-                    },
-                    None => process(input, params, config, dataset, fingerprint),
-                };
+                let outcome = run_one(input, params, config, dataset, fingerprint);
                 progress.input_done(&outcome);
                 if let Ok(mut s) = slot.lock() {
                     *s = Some(outcome);
@@ -185,6 +172,37 @@ pub fn run(
         })
         .collect();
     Ok(outcomes)
+}
+
+/// One input into `dataset`: its parts and then its record, or the record
+/// it already has there (unless `config.force`). `params` are the run's
+/// parameter columns ([`plan`]), `fingerprint` is [`fingerprint`]`(config)`.
+/// Never fails: a bad input ends as an outcome with status `failed`.
+/// Called by [`run`] and by the Python bindings (one task per input on a
+/// Ray/Dask/Spark cluster), so both write the same dataset.
+pub fn run_one(
+    input: &Input,
+    params: &[(String, ParamType)],
+    config: &BatchConfig,
+    dataset: &Dataset,
+    fingerprint: &str,
+) -> Outcome {
+    match (!config.force)
+        .then(|| dataset.completed(input, fingerprint))
+        .flatten()
+    {
+        Some(done) => Outcome {
+            source: done.source,
+            status: done.status,
+            error: done.error,
+            associations: done.associations,
+            handovers: done.handovers,
+            bytes: input.size.unwrap_or(0),
+            reused: true,
+            seconds: 0.0,
+        },
+        None => process(input, params, config, dataset, fingerprint),
+    }
 }
 
 /// The provenance columns of an input (`watch --out` writes the same).
@@ -270,28 +288,17 @@ impl ReportSink for TableSink<'_> {
     }
 }
 
-fn process(
+/// Analyses one input into `sink`: its status (`ok`, `truncated`,
+/// `failed`, `skipped`), error and report. `set_point` is told the
+/// input's capture point before the first association (the handover rows
+/// carry it). A panic in the analysis is caught and becomes the input's
+/// error. Shared by the batch and the Python bindings' `analyze_capture`.
+pub fn analyze_input<S: ReportSink>(
     input: &Input,
-    params: &[(String, ParamType)],
     config: &BatchConfig,
-    dataset: &Dataset,
-    fingerprint: &str,
-) -> Outcome {
-    let started = Instant::now();
-    let key = dataset::key(&input.source);
-    let provenance = provenance(input, params);
-    let writers: Vec<PartWriter> = ["associations", "paths", "asconf", "events", "handovers"]
-        .iter()
-        .map(|t| PartWriter::new(dataset.part(t, &key), config.format))
-        .collect();
-    let mut sink = TableSink {
-        tables: AssociationTables::new(),
-        writers,
-        provenance: &provenance,
-        capture_point: config.options.handover.capture_point,
-        error: None,
-    };
-
+    sink: &mut S,
+    set_point: impl FnOnce(&mut S, CapturePoint),
+) -> (&'static str, Option<String>, Option<FileReport>) {
     let mut report = None;
     let (status, error) = match &input.kind {
         InputKind::NotCapture(why) => ("skipped", Some(why.clone())),
@@ -299,10 +306,10 @@ fn process(
         InputKind::Capture => match options_for(input, config) {
             Err(e) => ("failed", Some(e)),
             Ok(options) => {
-                sink.capture_point = options.handover.capture_point;
+                set_point(sink, options.handover.capture_point);
                 // A panic is a bug, but it must not cost the other inputs.
                 let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                    analyze_stream(&input.path, &options, &mut sink)
+                    analyze_stream(&input.path, &options, sink)
                 }));
                 match result {
                     Ok(Ok(r)) => {
@@ -334,6 +341,34 @@ fn process(
             }
         },
     };
+    (status, error, report)
+}
+
+fn process(
+    input: &Input,
+    params: &[(String, ParamType)],
+    config: &BatchConfig,
+    dataset: &Dataset,
+    fingerprint: &str,
+) -> Outcome {
+    let started = Instant::now();
+    let key = dataset::key(&input.source);
+    let provenance = provenance(input, params);
+    let writers: Vec<PartWriter> = ["associations", "paths", "asconf", "events", "handovers"]
+        .iter()
+        .map(|t| PartWriter::new(dataset.part(t, &key), config.format))
+        .collect();
+    let mut sink = TableSink {
+        tables: AssociationTables::new(),
+        writers,
+        provenance: &provenance,
+        capture_point: config.options.handover.capture_point,
+        error: None,
+    };
+
+    let (status, error, report) = analyze_input(input, config, &mut sink, |sink, point| {
+        sink.capture_point = point
+    });
     // Everything of a failed input is dropped; its parts hold no rows.
     if status == "failed" {
         sink.tables = AssociationTables::new();

@@ -55,16 +55,26 @@ pub struct Dataset {
 }
 
 impl Dataset {
+    /// The dataset at `root`, created if need be, without the temporaries
+    /// of killed runs on this machine.
     pub fn open(root: &Path, format: TableFormat) -> anyhow::Result<Self> {
+        let d = Self::attach(root, format)?;
+        d.remove_abandoned_temporaries();
+        Ok(d)
+    }
+
+    /// [`Dataset::open`] without the clean-up, which lists every part: for
+    /// one task of a run whose driver opened the dataset (a cluster task
+    /// writes one input; listing all parts per task would cost more than
+    /// the task).
+    pub fn attach(root: &Path, format: TableFormat) -> anyhow::Result<Self> {
         std::fs::create_dir_all(root.join(DONE_DIR)).map_err(|e| {
             anyhow::anyhow!("cannot create the output directory {}: {e}", root.display())
         })?;
-        let d = Dataset {
+        Ok(Dataset {
             root: root.to_owned(),
             format,
-        };
-        d.remove_abandoned_temporaries();
-        Ok(d)
+        })
     }
 
     pub fn part(&self, table: &str, key: &str) -> PathBuf {

@@ -139,7 +139,9 @@ fn looks_like_capture_name(name: &str) -> bool {
         .any(|ext| name.ends_with(ext))
 }
 
-fn input(path: &Path, kind: InputKind) -> Input {
+/// The input at `path`, as `discover` describes it (`source` is the path
+/// as given).
+pub fn input(path: &Path, kind: InputKind) -> Input {
     let meta = std::fs::metadata(path).ok();
     let modified_ns = meta
         .as_ref()

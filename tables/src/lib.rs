@@ -12,4 +12,5 @@ pub mod read;
 pub mod records;
 pub mod rows;
 pub mod schema;
+pub mod settings;
 pub mod write;

@@ -1,0 +1,489 @@
+//! `sctp_handover._native`: the Python bindings. Everything here is a thin
+//! layer over `sctp-handover-tables` — the same inputs, analysis, rows and
+//! part writers as `sctp-handover analyze --out` — so a capture analysed by
+//! a Ray, Dask or Spark task gives the same rows and the same part files as
+//! the command line. Tables cross to Python as Arrow C streams (the
+//! PyCapsule interface, `__arrow_c_stream__`): pyarrow, polars, DuckDB take
+//! them without a copy.
+
+use polars::prelude::{CompatLevel, DataFrame};
+use polars_arrow::array::{Array, StructArray};
+use polars_arrow::datatypes::{ArrowDataType, Field};
+use polars_arrow::ffi;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyDict, PyList};
+use sctp_handover::analysis::{AssociationReport, ReportSink};
+use sctp_handover::handover::CapturePoint;
+use sctp_handover_tables::batch::{self, BatchConfig, Outcome};
+use sctp_handover_tables::dataset::{self, Dataset};
+use sctp_handover_tables::inputs::{self, Input, InputKind};
+use sctp_handover_tables::records::{file_row, AssociationTables, FileOutcome};
+use sctp_handover_tables::rows::Rows;
+use sctp_handover_tables::schema;
+use sctp_handover_tables::settings::{self, Settings};
+use sctp_handover_tables::write::{self, ParamType, TableFormat};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Stack of the thread an analysis runs on: the batch's workers have the
+/// same (polars' frames are large in unoptimised builds), a Python
+/// thread's default may be smaller.
+const STACK: usize = 16 << 20;
+
+/// One table: a polars frame, exported to Arrow on request.
+#[pyclass(module = "sctp_handover._native", name = "ArrowTable", frozen)]
+struct ArrowTable {
+    df: DataFrame,
+}
+
+#[pymethods]
+impl ArrowTable {
+    /// The Arrow PyCapsule interface: an `ArrowArrayStream` of struct
+    /// arrays, one per chunk, sharing the frame's buffers (no copy).
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        // The schema is the tables' own; a requested one is a hint only.
+        let _ = requested_schema;
+        let compat = CompatLevel::newest();
+        let fields: Vec<Field> = self
+            .df
+            .columns()
+            .iter()
+            .map(|c| c.field().to_arrow(compat))
+            .collect();
+        let dtype = ArrowDataType::Struct(fields);
+        let mut batches: Vec<polars::prelude::PolarsResult<Box<dyn Array>>> = Vec::new();
+        for batch in self.df.iter_chunks(compat, false) {
+            let height = batch.height();
+            let (_, arrays) = batch.into_schema_and_arrays();
+            batches.push(Ok(
+                StructArray::new(dtype.clone(), height, arrays, None).boxed()
+            ));
+        }
+        let stream = ffi::export_iterator(
+            Box::new(batches.into_iter()),
+            Field::new("".into(), dtype, false),
+        );
+        // The consumer moves the stream out (its release set to null);
+        // one never consumed is released when the capsule is dropped.
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
+
+    fn __len__(&self) -> usize {
+        self.df.height()
+    }
+
+    #[getter]
+    fn column_names(&self) -> Vec<String> {
+        self.df
+            .get_column_names()
+            .iter()
+            .map(|n| n.to_string())
+            .collect()
+    }
+}
+
+fn table(mut df: DataFrame) -> ArrowTable {
+    df.rechunk_mut();
+    ArrowTable { df }
+}
+
+/// Keyword arguments → settings, harness_files. The names are the command
+/// line's options with `-` as `_` (`rto_min_ms`, `pmr`, `events`, …).
+fn settings_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Settings, bool)> {
+    let mut s = Settings::default();
+    let mut harness_files = true;
+    let Some(options) = options else {
+        return Ok((s, harness_files));
+    };
+    for (key, value) in options.iter() {
+        let key: String = key.extract()?;
+        match key.as_str() {
+            "verify_checksum" => s.verify_checksum = value.extract()?,
+            "udp_encap_ports" => s.udp_encap_ports = value.extract()?,
+            "duplicate_window_us" => s.duplicate_window_us = value.extract()?,
+            "rto_initial_ms" => s.rto_initial_ms = value.extract()?,
+            "rto_min_ms" => s.rto_min_ms = value.extract()?,
+            "rto_max_ms" => s.rto_max_ms = value.extract()?,
+            "pmr" => s.pmr = value.extract()?,
+            "events" => s.events = value.extract::<Option<PathBuf>>()?,
+            "capture_point" => {
+                let name: String = value.extract()?;
+                s.capture_point = settings::capture_point(&name).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "capture_point {name:?}: expected mn, cn, middle or unknown"
+                    ))
+                })?
+            }
+            "max_associations" => s.max_associations = value.extract()?,
+            "max_paths" => s.max_paths = value.extract()?,
+            "max_addresses" => s.max_addresses = value.extract()?,
+            "tsn_window" => s.tsn_window = value.extract()?,
+            "max_events" => s.max_events = value.extract()?,
+            "max_reassembly" => s.max_reassembly = value.extract()?,
+            "harness_files" => harness_files = value.extract()?,
+            other => {
+                return Err(PyTypeError::new_err(format!(
+                    "unknown option {other:?} (see help(sctp_handover.analyze_capture))"
+                )))
+            }
+        }
+    }
+    Ok((s, harness_files))
+}
+
+fn format_from(name: &str) -> PyResult<TableFormat> {
+    match name {
+        "parquet" => Ok(TableFormat::Parquet),
+        "csv" => Ok(TableFormat::Csv),
+        "jsonl" => Ok(TableFormat::JsonLines),
+        _ => Err(PyValueError::new_err(format!(
+            "table_format {name:?}: expected parquet, csv or jsonl"
+        ))),
+    }
+}
+
+fn config_from(
+    out: PathBuf,
+    format: TableFormat,
+    force: bool,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<BatchConfig> {
+    let (settings, harness_files) = settings_from(options)?;
+    let options = settings
+        .options()
+        .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
+    Ok(BatchConfig {
+        out,
+        format,
+        jobs: 1,
+        force,
+        shard: None,
+        options,
+        harness_files,
+    })
+}
+
+/// Runs `f` on a thread of its own with a large stack, without the GIL.
+fn off_gil<T: Send + 'static>(
+    py: Python<'_>,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<T> {
+    py.detach(|| {
+        std::thread::Builder::new()
+            .name("sctp-handover".into())
+            .stack_size(STACK)
+            .spawn(f)
+            .map_err(|e| format!("cannot start a thread: {e}"))?
+            .join()
+            .map_err(|_| "the analysis thread stopped".to_string())
+    })
+    .map_err(PyRuntimeError::new_err)
+}
+
+/// Collects every table of one capture in memory.
+struct Collect {
+    tables: AssociationTables,
+    capture_point: CapturePoint,
+}
+
+impl ReportSink for Collect {
+    fn association(&mut self, report: AssociationReport) {
+        self.tables.add(&report, self.capture_point);
+    }
+}
+
+fn param_type(name: &str) -> PyResult<ParamType> {
+    match name {
+        "number" => Ok(ParamType::Number),
+        "text" => Ok(ParamType::Text),
+        _ => Err(PyValueError::new_err(format!(
+            "parameter type {name:?}: expected number or text"
+        ))),
+    }
+}
+
+fn param_type_name(t: ParamType) -> &'static str {
+    match t {
+        ParamType::Number => "number",
+        ParamType::Text => "text",
+    }
+}
+
+/// analyze_capture(path, **options) -> dict[str, ArrowTable]
+///
+/// The six tables of one capture (files first), as `analyze --out` would
+/// write them. A capture that cannot be analysed gives its `files` row
+/// with status `failed` and the error, and empty tables; only a bad
+/// option raises.
+#[pyfunction]
+#[pyo3(signature = (path, **options))]
+fn analyze_capture<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let config = config_from(PathBuf::new(), TableFormat::Parquet, false, options)?;
+    let frames = off_gil(
+        py,
+        move || -> anyhow::Result<Vec<(&'static str, DataFrame)>> {
+            let started = Instant::now();
+            let (planned, params) =
+                batch::plan(vec![inputs::input(&path, InputKind::Capture)], None);
+            let input = &planned[0];
+            let provenance = batch::provenance(input, &params);
+            let mut sink = Collect {
+                tables: AssociationTables::new(),
+                capture_point: config.options.handover.capture_point,
+            };
+            let (status, error, report) =
+                batch::analyze_input(input, &config, &mut sink, |s, p| s.capture_point = p);
+            if status == "failed" {
+                sink.tables = AssociationTables::new();
+            }
+            let mut files = Rows::new(&schema::FILES);
+            file_row(
+                &mut files,
+                &FileOutcome {
+                    status,
+                    error,
+                    size_bytes: input.size,
+                    report: report.as_ref(),
+                    seconds: started.elapsed().as_secs_f64(),
+                },
+            );
+            let mut out = vec![("files", write::frame(&files, &provenance)?)];
+            for (name, rows) in sink.tables.by_name() {
+                out.push((name, write::frame(rows, &provenance)?));
+            }
+            Ok(out)
+        },
+    )?
+    .map_err(|e| PyRuntimeError::new_err(format!("{e:#}")))?;
+    let dict = PyDict::new(py);
+    for (name, df) in frames {
+        dict.set_item(name, Bound::new(py, table(df))?)?;
+    }
+    Ok(dict)
+}
+
+fn manifest_row<'py>(
+    py: Python<'py>,
+    outcome: &Outcome,
+    key: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let row = PyDict::new(py);
+    row.set_item("source", &outcome.source)?;
+    row.set_item("key", key)?;
+    row.set_item("status", &outcome.status)?;
+    row.set_item("error", &outcome.error)?;
+    row.set_item("associations", outcome.associations)?;
+    row.set_item("handovers", outcome.handovers)?;
+    row.set_item("bytes", outcome.bytes)?;
+    row.set_item("reused", outcome.reused)?;
+    row.set_item("seconds", outcome.seconds)?;
+    Ok(row)
+}
+
+fn input_kind(kind: &str, reason: Option<String>) -> InputKind {
+    let reason = reason.unwrap_or_default();
+    match kind {
+        "not_capture" => InputKind::NotCapture(reason),
+        "unreadable" => InputKind::Unreadable(reason),
+        _ => InputKind::Capture,
+    }
+}
+
+/// write_capture(path, out_root, *, source=None, kind="capture",
+/// reason=None, params=None, table_format="parquet", force=False,
+/// **options) -> dict
+///
+/// Analyses one input and writes its part files into the dataset at
+/// `out_root` (`<table>/part-<key>.<ext>`, then `_inputs/<key>.json`), the
+/// same files `analyze --out` writes; an input already complete there with
+/// the same options is not analysed again (`reused`). The temporaries of
+/// killed runs are not looked for (`open_dataset` does, once per run). `source` is the
+/// path as the run found it (the `source` column and the part key; default
+/// `path`), `kind`/`reason` what the listing said of it, `params` the
+/// run's parameter columns as (name, "number" | "text") pairs (from
+/// `list_inputs`). Returns the input's manifest row; never raises for a
+/// bad input or a failed write: the row says `failed` and why.
+#[pyfunction]
+#[pyo3(signature = (path, out_root, *, source=None, kind="capture", reason=None, params=None, table_format="parquet", force=false, **options))]
+#[allow(clippy::too_many_arguments)]
+fn write_capture<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    out_root: PathBuf,
+    source: Option<String>,
+    kind: &str,
+    reason: Option<String>,
+    params: Option<Vec<(String, String)>>,
+    table_format: &str,
+    force: bool,
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut input = inputs::input(&path, input_kind(kind, reason));
+    if let Some(source) = source {
+        input.source = source;
+    }
+    let key = dataset::key(&input.source);
+    let fail = |py: Python<'py>, input: &Input, error: String| {
+        manifest_row(
+            py,
+            &Outcome {
+                source: input.source.clone(),
+                status: "failed".into(),
+                error: Some(error),
+                associations: 0,
+                handovers: 0,
+                bytes: input.size.unwrap_or(0),
+                reused: false,
+                seconds: 0.0,
+            },
+            &key,
+        )
+    };
+    let prepared = (|| -> PyResult<(BatchConfig, Vec<(String, ParamType)>)> {
+        let format = format_from(table_format)?;
+        let config = config_from(out_root.clone(), format, force, options)?;
+        let params = match params {
+            Some(p) => p
+                .into_iter()
+                .map(|(n, t)| Ok((n, param_type(&t)?)))
+                .collect::<PyResult<_>>()?,
+            // One input alone: its own parameters.
+            None => batch::plan(vec![input.clone()], None).1,
+        };
+        Ok((config, params))
+    })();
+    let (config, params) = match prepared {
+        Ok(p) => p,
+        Err(e) => return fail(py, &input, e.to_string()),
+    };
+    let task_input = input.clone();
+    let outcome = off_gil(py, move || -> anyhow::Result<Outcome> {
+        let dataset = Dataset::attach(&config.out, config.format)?;
+        let fingerprint = batch::fingerprint(&config);
+        Ok(batch::run_one(
+            &task_input,
+            &params,
+            &config,
+            &dataset,
+            &fingerprint,
+        ))
+    });
+    match outcome {
+        Ok(Ok(o)) => manifest_row(py, &o, &key),
+        Ok(Err(e)) => fail(py, &input, format!("{}: {e:#}", input.source)),
+        Err(e) => fail(py, &input, format!("{}: {e}", input.source)),
+    }
+}
+
+/// list_inputs(paths) -> (inputs, params, problems)
+///
+/// The inputs under `paths` as `analyze` finds them (directories walked,
+/// sorted; captures told by their magic numbers): a list of dicts (path,
+/// source, kind, reason, size), the run's parameter columns as (name,
+/// type) pairs, and the (path, reason) of directories that could not be
+/// listed.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn list_inputs<'py>(
+    py: Python<'py>,
+    paths: Vec<PathBuf>,
+) -> PyResult<(
+    Bound<'py, PyList>,
+    Vec<(String, String)>,
+    Vec<(String, String)>,
+)> {
+    let (found, problems) = py.detach(|| inputs::discover(&paths));
+    let (planned, params) = batch::plan(found, None);
+    let list = PyList::empty(py);
+    for input in &planned {
+        let d = PyDict::new(py);
+        d.set_item("path", &input.path)?;
+        d.set_item("source", &input.source)?;
+        let (kind, reason) = match &input.kind {
+            InputKind::Capture => ("capture", None),
+            InputKind::NotCapture(r) => ("not_capture", Some(r.clone())),
+            InputKind::Unreadable(r) => ("unreadable", Some(r.clone())),
+        };
+        d.set_item("kind", kind)?;
+        d.set_item("reason", reason)?;
+        d.set_item("size", input.size)?;
+        d.set_item("key", dataset::key(&input.source))?;
+        list.append(d)?;
+    }
+    let params = params
+        .into_iter()
+        .map(|(n, t)| (n, param_type_name(t).to_string()))
+        .collect();
+    let problems = problems
+        .into_iter()
+        .map(|p| (p.path.display().to_string(), p.reason))
+        .collect();
+    Ok((list, params, problems))
+}
+
+/// open_dataset(out_root, table_format="parquet"): creates the dataset's
+/// directory and removes the temporaries killed runs on this machine left
+/// (what `analyze --out` does once at its start; a driver calls it before
+/// fanning out, the tasks do not).
+#[pyfunction]
+#[pyo3(signature = (out_root, table_format="parquet"))]
+fn open_dataset(py: Python<'_>, out_root: PathBuf, table_format: &str) -> PyResult<()> {
+    let format = format_from(table_format)?;
+    py.detach(|| Dataset::open(&out_root, format).map(|_| ()))
+        .map_err(|e| PyRuntimeError::new_err(format!("{e:#}")))
+}
+
+/// check_options(**options): raises for an unknown or bad option (a
+/// driver checks before fanning out, so that no task fails on it).
+#[pyfunction]
+#[pyo3(signature = (**options))]
+fn check_options(options: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+    config_from(PathBuf::new(), TableFormat::Parquet, false, options).map(|_| ())
+}
+
+/// The key of a source (its part files are `part-<key>.<ext>`).
+#[pyfunction]
+fn part_key(source: &str) -> String {
+    dataset::key(source)
+}
+
+/// Whether `path` names a part file (and not a temporary or a record).
+#[pyfunction]
+fn is_part(path: PathBuf) -> bool {
+    dataset::part_key(Path::new(&path)).is_some()
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<ArrowTable>()?;
+    m.add_function(wrap_pyfunction!(analyze_capture, m)?)?;
+    m.add_function(wrap_pyfunction!(write_capture, m)?)?;
+    m.add_function(wrap_pyfunction!(list_inputs, m)?)?;
+    m.add_function(wrap_pyfunction!(check_options, m)?)?;
+    m.add_function(wrap_pyfunction!(open_dataset, m)?)?;
+    m.add_function(wrap_pyfunction!(part_key, m)?)?;
+    m.add_function(wrap_pyfunction!(is_part, m)?)?;
+    m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
+    m.add(
+        "TABLES",
+        [
+            "files",
+            "associations",
+            "paths",
+            "asconf",
+            "events",
+            "handovers",
+        ],
+    )?;
+    Ok(())
+}
