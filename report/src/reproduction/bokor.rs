@@ -411,18 +411,30 @@ fn agreement(data: &Data, runs: &[Run], eq: &dyn Fn(&Run, bool) -> f64, which: &
         .iter()
         .filter(|r| r.truth.error_count.map(|c| c as f64) == Some(r.pmr + 1.0))
         .count();
+    let excess = stat_of(
+        &runs
+            .iter()
+            .filter_map(|r| Some(r.truth.unreachable_ms? - eq(r, true)))
+            .collect::<Vec<_>>(),
+    );
     format!(
-        "Agreement. The kernel declares the path unreachable after {} × eq. {which} as printed \
-         and {} × the kernel-adjusted form (mean (min–max) of the ratio over {} runs): the \
-         measurement follows (PMR+1) expiries, plus the wait for the first unanswered DATA \
-         and for the DATA that restarts the timer after each expiry, rounded up to the 10 ms \
-         tick. The kernel's error counter reached PMR + 1 in {kernel_ok} of {} runs; the \
-         analyzer's observed PMR equals the configured PMR in {pmr_ok} of {} runs (the table \
-         lists its values where it differs).",
+        "Agreement. The kernel declared the path unreachable after {} × eq. {which} as \
+         printed and {} × the kernel-adjusted form (ratio, mean (min–max) over {} runs). Its \
+         error counter stood at PMR + 1 at that moment in {kernel_ok} of {} runs: the \
+         (PMR+1)-th-expiry rule holds. The time beyond the kernel-adjusted equation, {} ms, \
+         is what the T3 timer itself does not account for: the wait for the first DATA after \
+         the cut, the waits for the DATA that restarts the timer after each expiry (up to a \
+         message interval, 50 ms, each), the 10 ms tick, and — where it exceeds those — \
+         expiries whose count the kernel reset (a SACK for a retransmission on the alternate \
+         path clears the primary's counter; docs/metrics.md, \"Inferred path state\"); each \
+         run's events.jsonl in runs/ has the kernel's counter over time. The analyzer's \
+         observed PMR equals the configured PMR in {pmr_ok} of {} runs (the table lists its \
+         values).",
         mmm(&printed, 2),
         mmm(&linux, 2),
         printed.n,
         runs.len(),
+        mmm(&excess, 0),
         runs.len(),
     )
 }
@@ -598,21 +610,41 @@ fn rtomax(data: &Data) -> anyhow::Result<Section> {
         },
         &[Series {
             name: "retransmitted DATA chunks (correspondent)".into(),
-            points: s_rtx,
+            points: s_rtx.clone(),
         }],
         &[],
     )? {
         s.blocks.push(Block::Figure(f));
     }
     s.blocks.push(Block::Table(t));
-    s.text(
-        "Agreement. A lower RTO.Max retransmits sooner and more often before the path is \
-         given up, as Bokor found; the failover time grows with RTO.Max up to the point where \
-         the doubling no longer reaches the cap (eq. (3') with min(RTO·2^i, RTO.Max)). \
-         Counts are chunks in the correspondent's capture; Bokor's Fig. 7 gives ratios over \
-         a longer transfer, so only the trend compares.",
-    );
-    let _ = s_fail;
+    let first_last = |v: &[(f64, crate::stats::Stat)]| {
+        Some((
+            v.first()?.1.mean?,
+            v.last()?.1.mean?,
+            v.first()?.0,
+            v.last()?.0,
+        ))
+    };
+    s.text(match (first_last(&s_rtx), first_last(&s_fail)) {
+        (Some((r0, r1, x0, x1)), Some((f0, f1, _, _))) => format!(
+            "Agreement. RTO.Max {} ms: {r0:.1} retransmitted chunks and {f0:.0} ms to fail \
+             over; RTO.Max {} ms: {r1:.1} and {f1:.0} ms (means). {} The failover time \
+             follows eq. (3') with each term capped at RTO.Max (table). Counts are chunks in \
+             the correspondent's capture over the whole run; Bokor's Fig. 7 gives ratios over \
+             a longer transfer, so only the trend compares.",
+            num(Some(x0)),
+            num(Some(x1)),
+            if r0 > r1 {
+                "A lower RTO.Max retransmits more often before the path is given up, as Bokor \
+                 found, and fails over sooner."
+            } else {
+                "Unlike Bokor's Fig. 7, a lower RTO.Max did not retransmit more here: with \
+                 PMR 3 the kernel gives the path up after the same number of expiries \
+                 whatever their length, and each expiry retransmits what is outstanding."
+            }
+        ),
+        _ => "Agreement: not computable (no runs).".into(),
+    });
     Ok(s)
 }
 
@@ -702,14 +734,35 @@ fn recognition(data: &Data) -> anyhow::Result<Section> {
         ]);
     }
     s.blocks.push(Block::Table(t));
-    s.text(
-        "Agreement. As in Bokor's Fig. 6, recognition grows with HB.Interval: the link comes \
-         up at a random point of the heartbeat period H of eq. (1), so the wait for the next \
-         HEARTBEAT on the path lies between 0 and H, (HB.Interval + RTO)/2 on average; the \
-         HEARTBEAT ACK then confirms the path and DATA returns within about one RTT. The \
-         kernel notifies ADDR_AVAILABLE when that HEARTBEAT ACK arrives. Few runs per point \
-         give a wide min–max: the phase of the heartbeat timer is random.",
-    );
+    let means: Vec<(f64, f64)> = g
+        .iter()
+        .filter_map(|((hb, _), v)| {
+            Some((
+                *hb as f64,
+                metric(data, v, "recognition_link_up_to_data_ms").mean?,
+            ))
+        })
+        .collect();
+    let b = super::koh_kim::slope(&means);
+    s.text(format!(
+        "Agreement. {} the link comes up at a random point of the heartbeat period H of \
+         eq. (1), so the wait for the next HEARTBEAT on the path lies between 0 and H, \
+         (HB.Interval + RTO)/2 on average; the HEARTBEAT ACK then confirms the path and DATA \
+         returns within about one RTT. The kernel notifies ADDR_AVAILABLE when that \
+         HEARTBEAT ACK arrives. Few runs per point give a wide min–max: the phase of the \
+         heartbeat timer is random.",
+        match b {
+            Some(b) if b > 0.0 => format!(
+                "As in Bokor's Fig. 6, recognition grows with HB.Interval ({b:.2} ms per ms \
+                 of HB.Interval over the means, least squares):"
+            ),
+            Some(b) => format!(
+                "Unlike Bokor's Fig. 6, recognition did not grow with HB.Interval here \
+                 ({b:.2} ms per ms over the means), although"
+            ),
+            None => "Not computable over one HB.Interval;".into(),
+        }
+    ));
     Ok(s)
 }
 

@@ -84,6 +84,7 @@ pub fn sections(data: &Data) -> anyhow::Result<Vec<Section>> {
         ],
     );
     let mut bar = Vec::new();
+    let mut totals = Vec::new();
     for (sweep, label) in [
         ("koh-kim-1", "Koh & Kim scenario 1 (all RTTs)"),
         ("koh-kim-2", "Koh & Kim scenario 2"),
@@ -133,6 +134,7 @@ pub fn sections(data: &Data) -> anyhow::Result<Vec<Section>> {
             "96 bytes (768 bits); 0 lost".into(),
         ]);
         bar.push((label.to_string(), total));
+        totals.push((label, total, stat_of(&lost)));
     }
     bar.push((
         "Wang & Song eq. (27)".into(),
@@ -148,16 +150,28 @@ pub fn sections(data: &Data) -> anyhow::Result<Vec<Section>> {
         s.blocks.push(Block::Figure(f));
     }
     s.blocks.push(Block::Table(t));
-    s.text(
-        "Agreement. Wang & Song count 24-byte ASCONF and 8-byte ASCONF-ACK chunks. On the \
-         wire an ASCONF carries its serial number and an Address Parameter (the sender's \
-         address, 8 bytes for IPv4) besides the request (an 8-byte header with correlation \
-         ID plus the 8-byte address), i.e. 32 bytes for one IPv4 request, and Linux sends \
-         each bindx / SET-PRIMARY as its own ASCONF; its success ASCONF-ACK is the bare \
-         8-byte chunk. The overhead is therefore a little above 96 bytes, still negligible \
-         against the data. Loss: no user message is lost (SCTP is reliable); DATA caught on \
-         the old path when it goes down counts as lost in the switch and is retransmitted — \
-         none in scenario 1, where the old link goes down after DELETE-IP.",
-    );
+    let summary: Vec<String> = totals
+        .iter()
+        .filter_map(|(label, total, lost)| {
+            Some(format!(
+                "{label}: {:.0} bytes ({:.0} bits, {:+.0} % against 768 bits), {:.1} TSNs lost \
+                 in the switch",
+                total.mean?,
+                total.mean? * 8.0,
+                (total.mean? / WANG_SONG_DAR_BYTES - 1.0) * 100.0,
+                lost.mean?
+            ))
+        })
+        .collect();
+    s.text(format!(
+        "Agreement. {}. Wang & Song count 24-byte ASCONF and 8-byte ASCONF-ACK chunks. On \
+         the wire an ASCONF also carries its serial number and an Address Parameter (the \
+         sender's address, 8 bytes for IPv4) besides the request (an 8-byte header with the \
+         correlation ID plus the 8-byte address): 32 bytes for one IPv4 request; Linux sends \
+         each bindx / SET-PRIMARY as its own ASCONF, and its success ASCONF-ACK is the bare \
+         8-byte chunk. Loss: SCTP loses no user message; DATA caught on the old path when it \
+         goes down would count as lost in the switch and be retransmitted.",
+        summary.join("; ")
+    ));
     Ok(vec![s])
 }
