@@ -17,7 +17,7 @@ pub const KOH_KIM_2: Published = Published {
     source: "Koh & Kim (2005), Fig. 6 and §3.2 B: packets 12 → 21, 0.104 − 0.011 s",
 };
 pub const KOH_KIM_RTT: Published = Published {
-    value: "handover latency ≈ SET-PRIMARY ASCONF round trip (≈ RTT) + constant kernel \
+    value: "Handover latency ≈ SET-PRIMARY ASCONF round trip (≈ RTT) + constant kernel \
             processing at the correspondent, so proportional to the RTT",
     source: "Koh & Kim (2005), §3.2 A (after Fig. 5) and §4",
 };
