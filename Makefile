@@ -11,7 +11,7 @@ export SCTPHO_PYTHON ?= $(SCTPHO_VENV)/bin/python
 CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 
-.PHONY: setup build demo reports test lint lua-test python python-ray-check samples sweep-samples install-plugin install-c-plugin bench bench-batch hostile-figures fuzz clean
+.PHONY: setup build demo reports reproduce test lint lua-test python python-ray-check samples sweep-samples install-plugin install-c-plugin bench bench-batch hostile-figures fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -48,6 +48,14 @@ reports:
 	  --title "bokor-failover: failover time over RTO and Path.Max.Retrans (correspondent captures)" \
 	  --side cn --by pmr --x rto --series pmr --metric failover_time --no-captures; \
 	echo "reports: wrote $$(ls reports/*.html | wc -l) reports in reports/"
+
+## reports/reproduction/: the seed papers' experiments replayed on the kernel
+## (scripts/reproduce.sweeps), analysed and set beside the published values
+## (docs/reproduction.md). About 25 minutes on 2 cores; resumable: finished
+## runs stay in reproduce-output/runs (REPRO_RUNS) and are skipped, FORCE=1
+## redoes them. Not part of `make test`.
+reproduce: build
+	scripts/reproduce.sh
 
 lint:
 	$(CARGO) fmt --all -- --check

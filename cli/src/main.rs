@@ -39,6 +39,9 @@ enum Command {
     /// --out`: per-capture TSN/RTT/handover figures, group comparisons and
     /// parameter sweeps.
     Report(Box<report::ReportArgs>),
+    /// The reproduction report of `make reproduce`: the seed papers'
+    /// experiments replayed by the harness, set beside the published values.
+    Reproduction(Box<report::ReproductionArgs>),
     /// Handovers as they happen: live from interfaces (libpcap) or from a
     /// capture still being written (--follow), one line or JSON line per
     /// event.
@@ -194,6 +197,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Analyze(args) => analyze(*args),
         Command::Report(args) => report::run(*args),
+        Command::Reproduction(args) => report::reproduction(*args),
         Command::Watch(args) => watch::run(*args),
         Command::TablesReference => {
             print!("{}", sctp_handover_tables::schema::markdown_reference());

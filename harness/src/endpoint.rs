@@ -112,7 +112,7 @@ fn apply_params(sock: &SctpSocket, s: &Scenario) -> anyhow::Result<()> {
     let pmr = u16::try_from(p.path_max_retrans).context("path_max_retrans above 65535")?;
     sock.set_path_params(p.hb_interval_ms, pmr)
         .context("SCTP_PEER_ADDR_PARAMS")?;
-    sock.set_sack_delay(p.sack_delay_ms)
+    sock.set_sack_delay(p.sack_delay_ms, p.sack_freq)
         .context("SCTP_DELAYED_SACK")?;
     Ok(())
 }

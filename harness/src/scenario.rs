@@ -68,6 +68,10 @@ pub struct SctpParams {
     pub path_max_retrans: u32,
     pub hb_interval_ms: u32,
     pub sack_delay_ms: u32,
+    /// SCTP_DELAYED_SACK's sack_freq: a SACK at the latest every this many
+    /// packets (2, the RFC 9260 default); 1 switches delayed SACK off
+    /// (`--set sack_delay=off`).
+    pub sack_freq: u32,
     /// RFC 7829 potentially-failed state; Linux enables it by default.
     pub pf_enable: bool,
     pub auto_asconf: bool,
@@ -83,6 +87,7 @@ impl Default for SctpParams {
             path_max_retrans: 5,
             hb_interval_ms: 30000,
             sack_delay_ms: 200,
+            sack_freq: 2,
             pf_enable: true,
             auto_asconf: false,
         }
@@ -184,6 +189,9 @@ impl Scenario {
         if self.topology.mn_interfaces.is_empty() || self.topology.mn_interfaces.len() > 2 {
             bail!("the mobile node needs one or two interfaces");
         }
+        if self.sctp.sack_freq == 0 {
+            bail!("sack_freq must be at least 1 (1: no delayed SACK)");
+        }
         if self.sctp.sack_delay_ms < 10 || self.sctp.sack_delay_ms > 500 {
             bail!("sack_delay_ms must be within 10..=500 (Linux net.sctp.sack_timeout)");
         }
@@ -225,9 +233,28 @@ impl Scenario {
             }
             "pmr" | "path_max_retrans" => s.path_max_retrans = num()?,
             "hb_interval" | "hb_interval_ms" => s.hb_interval_ms = num()?,
-            "sack_delay" | "sack_delay_ms" => s.sack_delay_ms = num()?,
+            // `off`: SACK every packet (sack_freq 1); the namespace's
+            // sack_timeout keeps the scenario's value, which is not used.
+            "sack_delay" | "sack_delay_ms" if value == "off" => s.sack_freq = 1,
+            "sack_delay" | "sack_delay_ms" => {
+                s.sack_delay_ms = num()?;
+                s.sack_freq = s.sack_freq.max(2);
+            }
+            "sack_freq" => s.sack_freq = num()?,
             "pf_enable" => s.pf_enable = value == "1" || value == "true",
             "auto_asconf" => s.auto_asconf = value == "1" || value == "true",
+            // One-way delay of every MN link (RTT ≈ 2 × delay).
+            "delay" | "delay_ms" => {
+                let d: f64 = value
+                    .parse()
+                    .with_context(|| format!("delay needs a number, got {value}"))?;
+                if !(0.0..=10_000.0).contains(&d) {
+                    bail!("delay must be within 0..=10000 ms, got {value}");
+                }
+                for i in &mut self.topology.mn_interfaces {
+                    i.delay_ms = d;
+                }
+            }
             "duration_s" => {
                 self.duration_s = value
                     .parse()
@@ -236,5 +263,40 @@ impl Scenario {
             other => bail!("unknown parameter {other} (see docs/harness.md for --set keys)"),
         }
         self.validate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn koh_kim() -> Scenario {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/koh-kim-1.toml");
+        Scenario::load(&path).expect("koh-kim-1 loads")
+    }
+
+    #[test]
+    fn delay_sets_every_link_and_sack_delay_off_sets_sack_freq_one() {
+        let mut s = koh_kim();
+        assert_eq!(s.sctp.sack_freq, 2, "the RFC 9260 default when not given");
+        s.set("delay", "50").expect("delay");
+        let delays: Vec<f64> = s
+            .topology
+            .mn_interfaces
+            .iter()
+            .map(|i| i.delay_ms)
+            .collect();
+        assert_eq!(delays, [50.0, 50.0]);
+        s.set("sack_delay", "off").expect("off");
+        assert_eq!((s.sctp.sack_freq, s.sctp.sack_delay_ms), (1, 50));
+        s.set("sack_delay", "20")
+            .expect("a delay switches it back on");
+        assert_eq!((s.sctp.sack_freq, s.sctp.sack_delay_ms), (2, 20));
+        assert!(s.clone().set("delay", "-1").is_err());
+        assert!(s.clone().set("sack_freq", "0").is_err());
+        // The written scenario.toml reads back with the same values.
+        let back: Scenario = toml::from_str(&toml::to_string(&s).expect("toml")).expect("parse");
+        assert_eq!(back.sctp.sack_freq, 2);
+        assert_eq!(back.topology.mn_interfaces[1].delay_ms, 50.0);
     }
 }

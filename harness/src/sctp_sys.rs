@@ -460,13 +460,14 @@ impl SctpSocket {
         self.setsockopt(SOL_SCTP, SCTP_PEER_ADDR_PARAMS, &params)
     }
 
-    /// SCTP_DELAYED_SACK: the SACK delay (ms); every second packet is
-    /// still acknowledged at once (sack_freq 2, the RFC 9260 default).
-    pub fn set_sack_delay(&self, delay: u32) -> io::Result<()> {
+    /// SCTP_DELAYED_SACK: the SACK delay (ms) and sack_freq (a SACK at the
+    /// latest every `freq` packets; 2 is the RFC 9260 default, 1 switches
+    /// delayed SACK off: Linux applies the delay first, then disables it).
+    pub fn set_sack_delay(&self, delay: u32, freq: u32) -> io::Result<()> {
         let info = SackInfo {
             assoc_id: 0,
             delay,
-            freq: 2,
+            freq,
         };
         self.setsockopt(SOL_SCTP, SCTP_DELAYED_SACK, &info)
     }

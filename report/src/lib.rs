@@ -10,5 +10,7 @@ pub mod components;
 pub mod document;
 pub mod figures;
 pub mod html;
+pub mod markdown;
+pub mod reproduction;
 pub mod stats;
 pub mod trace;

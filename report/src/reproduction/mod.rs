@@ -1,0 +1,258 @@
+//! The reproduction report (`sctp-handover reproduction`, `make
+//! reproduce`): the seeds' experiments replayed on the kernel by the
+//! harness, analysed in batch, and set section by section beside the
+//! published values (docs/reproduction.md).
+//!
+//! Inputs: the runs directory (`<sweep>/<scenario>/<group>/rNN/` with the
+//! harness's events.jsonl), the dataset `analyze --out` wrote from it, and
+//! the sweeps file naming each sweep's scenario and parameters. Every
+//! number comes from the dataset's tables or the kernel's lines of
+//! events.jsonl ([`truth`]).
+
+pub mod bokor;
+pub mod eklund;
+pub mod export;
+pub mod honda;
+pub mod koh_kim;
+pub mod published;
+pub mod rows;
+pub mod sweeps;
+pub mod truth;
+pub mod wang_song;
+
+use crate::document::{Block, Document, Section, Table};
+use crate::figures::svg::trimmed;
+use crate::stats::Stat;
+use anyhow::Context;
+use rows::Rows;
+use std::path::{Path, PathBuf};
+use sweeps::Sweep;
+
+pub struct Config {
+    /// The harness runs (`<sweep>/<scenario>/<group>/rNN/`).
+    pub runs: PathBuf,
+    /// The dataset `analyze --out` wrote from them.
+    pub tables: PathBuf,
+    /// The sweeps file (scripts/reproduce.sweeps).
+    pub sweeps: PathBuf,
+    /// Lines for the provenance section (date, machine load, …).
+    pub provenance: Vec<String>,
+}
+
+impl Config {
+    /// The configuration that redraws the report from its own copy in
+    /// `dir` (tables/, runs/, sweeps.txt, provenance.txt; [`export`]).
+    pub fn from_copy(dir: &Path) -> anyhow::Result<Config> {
+        let notes = std::fs::read_to_string(dir.join("provenance.txt"))
+            .with_context(|| format!("{}: no provenance.txt", dir.display()))?;
+        Ok(Config {
+            runs: dir.join("runs"),
+            tables: dir.join("tables"),
+            sweeps: dir.join("sweeps.txt"),
+            provenance: notes.lines().map(str::to_owned).collect(),
+        })
+    }
+}
+
+/// What every section reads.
+pub struct Data {
+    pub runs: PathBuf,
+    pub sweeps: Vec<Sweep>,
+    pub handovers: Rows,
+    pub asconf: Rows,
+    pub associations: Rows,
+    pub files: Rows,
+}
+
+impl Data {
+    pub fn sweep(&self, id: &str) -> Vec<&Sweep> {
+        self.sweeps.iter().filter(|s| s.id == id).collect()
+    }
+
+    /// The run directory of row `i` of `rows` (one of `sweep`'s).
+    pub fn run_dir(&self, rows: &Rows, i: usize, sweep: &str) -> Option<PathBuf> {
+        let source = rows.text("source", i)?;
+        Some(self.runs.join(rows::run_of(&source, sweep)?))
+    }
+
+    /// The sweep's section header: the harness commands and the runs found.
+    pub fn describe(&self, section: &mut Section, sweep: &str) {
+        for s in self.sweep(sweep) {
+            section.text(format!(
+                "Scenario harness/scenarios/{}.toml; {}; runs: {}.",
+                s.scenario,
+                s.command(),
+                s.describe_runs(&self.runs.join(&s.id).join(&s.scenario))
+            ));
+        }
+    }
+}
+
+pub fn load(config: &Config) -> anyhow::Result<Data> {
+    let read = |t: &str| -> anyhow::Result<Rows> {
+        match sctp_handover_tables::read::read_table(&config.tables, t)? {
+            Some(df) => Rows::new(&df),
+            None => Ok(Rows::empty()),
+        }
+    };
+    Ok(Data {
+        runs: config.runs.clone(),
+        sweeps: sweeps::read(&config.sweeps)?,
+        handovers: read("handovers").context("the handovers table")?,
+        asconf: read("asconf").context("the asconf table")?,
+        associations: read("associations").context("the associations table")?,
+        files: read("files").context("the files table")?,
+    })
+}
+
+/// The whole report.
+pub fn build(config: &Config) -> anyhow::Result<Document> {
+    let data = load(config)?;
+    let mut doc = Document {
+        title: "The seeds' experiments on the Linux kernel: a reproduction".into(),
+        summary: vec![
+            "Each section replays a published experiment with sctp-harness (Linux 6.1 SCTP in \
+             User-Mode Linux, netem links), analyses both capture points with sctp-handover \
+             analyze, and sets the result beside the published value. Run-to-run noise is shown \
+             as min–max. Numbers come from the tables in tables/ (the analyzer's output for each \
+             run) and from the kernel's own log in runs/…/events.jsonl."
+                .into(),
+        ],
+        ..Default::default()
+    };
+    doc.sections.push(provenance(&data, config));
+    doc.sections.extend(koh_kim::sections(&data)?);
+    doc.sections.extend(bokor::sections(&data)?);
+    doc.sections.extend(honda::sections(&data)?);
+    doc.sections.extend(eklund::sections(&data)?);
+    doc.sections.extend(wang_song::sections(&data)?);
+    doc.excluded = excluded(&data);
+    Ok(doc)
+}
+
+fn provenance(data: &Data, config: &Config) -> Section {
+    let mut s = Section::new("provenance", "Provenance", 2);
+    for line in &config.provenance {
+        s.text(line.clone());
+    }
+    let kernel = (0..data.files.len)
+        .filter_map(|i| data.files.text("source", i))
+        .filter_map(|src| {
+            let dir = Path::new(&src).parent()?.to_owned();
+            let rel = data
+                .sweeps
+                .iter()
+                .find_map(|sw| rows::run_of(&src, &sw.id))
+                .map(|r| data.runs.join(r))
+                .unwrap_or(dir);
+            let meta = std::fs::read_to_string(rel.join("meta.json")).ok()?;
+            let v: serde_json::Value = serde_json::from_str(&meta).ok()?;
+            Some(format!(
+                "Linux {} (HZ = {})",
+                v.get("kernel")?.as_str()?,
+                v.get("kernel_hz")?.as_u64()?
+            ))
+        })
+        .next()
+        .unwrap_or_else(|| "unknown (no meta.json found)".into());
+    s.text(format!(
+        "Kernel: {kernel}, in User-Mode Linux with one CPU; links are netem delays on veth \
+         pairs (docs/harness.md), not radio links. With HZ = 100 every timer (RTO, heartbeat, \
+         delayed SACK) moves in 10 ms steps."
+    ));
+    let mut t = Table::new(
+        "sweeps",
+        "The harness sweeps (scripts/reproduce.sweeps)",
+        &[
+            "sweep",
+            "scenario",
+            "repetitions",
+            "parameters",
+            "runs found (ok)",
+        ],
+    );
+    for sw in &data.sweeps {
+        t.row(vec![
+            sw.id.clone(),
+            sw.scenario.clone(),
+            sw.repeat.to_string(),
+            sw.sets.join(" "),
+            sw.describe_runs(&data.runs.join(&sw.id).join(&sw.scenario)),
+        ]);
+    }
+    s.blocks.push(Block::Table(t));
+    s.text(
+        "Analysis: each parameter combination was analysed with its own sender parameters \
+         (sctp-handover analyze DIR --out tables --rto-initial-ms/--rto-min-ms/--rto-max-ms/--pmr \
+         from its scenario.toml), so inferred path states use the kernel's Path.Max.Retrans.",
+    );
+    s
+}
+
+/// Inputs that failed to read.
+fn excluded(data: &Data) -> Vec<crate::document::Excluded> {
+    (0..data.files.len)
+        .filter(|&i| data.files.text("status", i).as_deref() == Some("failed"))
+        .map(|i| crate::document::Excluded {
+            input: data.files.text("source", i).unwrap_or_default(),
+            reason: data.files.text("error", i).unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// Statistics of some values (sample standard deviation, n − 1).
+pub fn stat_of(values: &[f64]) -> Stat {
+    let n = values.len();
+    if n == 0 {
+        return Stat::default();
+    }
+    let mean = values.iter().sum::<f64>() / n as f64;
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let median = if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    };
+    let std = (n >= 2)
+        .then(|| (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt());
+    Stat {
+        n,
+        mean: Some(mean),
+        median: Some(median),
+        min: sorted.first().copied(),
+        max: sorted.last().copied(),
+        std,
+    }
+}
+
+/// "mean (min–max)" with `places` decimals, or "–" without values.
+pub fn mmm(s: &Stat, places: usize) -> String {
+    match (s.mean, s.min, s.max) {
+        (Some(mean), Some(lo), Some(hi)) => {
+            format!("{mean:.places$} ({lo:.places$}–{hi:.places$})")
+        }
+        _ => "–".into(),
+    }
+}
+
+/// The cells n, mean, min, max of a statistic (ms to 0.01).
+pub fn cells(s: &Stat) -> Vec<String> {
+    let r = |v: Option<f64>| v.map_or(String::new(), |x| trimmed(x, 2));
+    vec![s.n.to_string(), r(s.mean), r(s.min), r(s.max)]
+}
+
+/// Writes the report: `index.html`, `README.md` and `assets/` (every
+/// figure as SVG + CSV, every table as CSV + Markdown) in `out`.
+pub fn write(doc: &Document, out: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let assets = out.join("assets");
+    let _ = std::fs::remove_dir_all(&assets);
+    doc.write_assets(&assets)?;
+    std::fs::write(out.join("index.html"), crate::html::render(doc))?;
+    std::fs::write(
+        out.join("README.md"),
+        crate::markdown::render(doc, "assets"),
+    )?;
+    Ok(())
+}

@@ -1,0 +1,197 @@
+//! The kernel's own view of a run, read from the harness's events.jsonl
+//! (docs/harness.md, "The kernel's own view"): when the correspondent's
+//! kernel declared the cut path unreachable and available again, its error
+//! counter and T3 expiries by then, and its RTO for the path at the cut.
+
+use anyhow::Context;
+use serde_json::Value;
+use std::path::Path;
+
+/// Epoch nanoseconds.
+type Ns = i128;
+
+/// The sampled kinds are polled every 10 ms; a change is visible up to one
+/// period (and some scheduling slack) after it happened.
+const SAMPLE_NS: Ns = 15_000_000;
+
+fn parse_time(v: &Value) -> Option<Ns> {
+    let s = v.get("time")?.as_str()?;
+    let (secs, frac) = s.split_once('.').unwrap_or((s, "0"));
+    let secs: i128 = secs.parse().ok()?;
+    let digits = frac.get(..frac.len().min(9))?;
+    let mut nanos: i128 = digits.parse().ok()?;
+    for _ in digits.len()..9 {
+        nanos *= 10;
+    }
+    Some(secs * 1_000_000_000 + nanos)
+}
+
+struct Line {
+    time: Ns,
+    v: Value,
+}
+
+impl Line {
+    fn kind(&self) -> &str {
+        self.v.get("kind").and_then(Value::as_str).unwrap_or("")
+    }
+    fn node(&self) -> &str {
+        self.v.get("node").and_then(Value::as_str).unwrap_or("")
+    }
+    fn str(&self, key: &str) -> Option<&str> {
+        self.v.get(key).and_then(Value::as_str)
+    }
+    fn u64(&self, key: &str) -> Option<u64> {
+        self.v.get(key).and_then(Value::as_u64)
+    }
+}
+
+/// What the correspondent's kernel said about a failover (and return) of
+/// its primary path. Times in ms from the `link_down` (`link_up`) action.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Truth {
+    /// The peer address the kernel declared unreachable.
+    pub address: Option<String>,
+    /// link_down → SCTP_PEER_ADDR_CHANGE ADDR_UNREACHABLE (as read).
+    pub unreachable_ms: Option<f64>,
+    /// The path's error counter (sctp_diag) last sampled by then.
+    pub error_count: Option<u64>,
+    /// T3-rtx expiries (all paths, /proc/net/sctp/snmp) between the cut
+    /// and the notification.
+    pub t3_expiries: Option<u64>,
+    /// The kernel's RTO for the path, last sampled before the cut.
+    pub rto_at_cut_ms: Option<u64>,
+    /// The kernel's SRTT for the path, last sampled before the cut.
+    pub srtt_at_cut_ms: Option<u64>,
+    /// link_up → ADDR_AVAILABLE for the same address.
+    pub available_ms: Option<f64>,
+}
+
+pub fn read(run_dir: &Path) -> anyhow::Result<Truth> {
+    let path = run_dir.join("events.jsonl");
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let mut lines: Vec<Line> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| {
+            Some(Line {
+                time: parse_time(&v)?,
+                v,
+            })
+        })
+        .collect();
+    lines.sort_by_key(|l| l.time);
+    Ok(of_lines(&lines))
+}
+
+fn ms(d: Ns) -> f64 {
+    d as f64 / 1e6
+}
+
+fn of_lines(lines: &[Line]) -> Truth {
+    let mut t = Truth::default();
+    let Some(down) = lines
+        .iter()
+        .find(|l| l.kind() == "link_down")
+        .map(|l| l.time)
+    else {
+        return t;
+    };
+    let cn = |kind: &'static str| {
+        lines
+            .iter()
+            .filter(move |l| l.node() == "cn" && l.kind() == kind)
+    };
+    let unreachable =
+        cn("kernel_addr_change").find(|l| l.time > down && l.str("state") == Some("unreachable"));
+    // The cut path's address: the one declared unreachable, else the
+    // primary the correspondent's kernel reported before the cut.
+    let address = unreachable
+        .and_then(|l| l.str("address"))
+        .or_else(|| {
+            cn("kernel_status")
+                .rfind(|l| l.time <= down)
+                .and_then(|l| l.str("primary"))
+        })
+        .map(str::to_owned);
+    if let Some(a) = &address {
+        let before = cn("kernel_paddr").rfind(|l| l.time <= down && l.str("address") == Some(a));
+        t.rto_at_cut_ms = before.and_then(|l| l.u64("rto_ms"));
+        t.srtt_at_cut_ms = before.and_then(|l| l.u64("srtt_ms"));
+    }
+    if let Some(u) = unreachable {
+        t.unreachable_ms = Some(ms(u.time - down));
+        t.error_count = cn("kernel_status")
+            .filter(|l| l.time <= u.time + SAMPLE_NS && l.str("primary") == address.as_deref())
+            .filter_map(|l| l.u64("primary_error_count"))
+            .next_back();
+        let mib_at = |limit: Ns| {
+            cn("kernel_mib")
+                .filter(|l| l.time <= limit)
+                .filter_map(|l| l.u64("t3_rtx_expireds"))
+                .next_back()
+                .unwrap_or(0)
+        };
+        t.t3_expiries = Some(mib_at(u.time + SAMPLE_NS).saturating_sub(mib_at(down)));
+    }
+    if let (Some(a), Some(up)) = (
+        &address,
+        lines
+            .iter()
+            .find(|l| l.kind() == "link_up" && l.time > down)
+            .map(|l| l.time),
+    ) {
+        t.available_ms = cn("kernel_addr_change")
+            .find(|l| {
+                l.time > up && l.str("state") == Some("available") && l.str("address") == Some(a)
+            })
+            .map(|l| ms(l.time - up));
+    }
+    t.address = address;
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<Line> {
+        let mut v: Vec<Line> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter_map(|v| {
+                Some(Line {
+                    time: parse_time(&v)?,
+                    v,
+                })
+            })
+            .collect();
+        v.sort_by_key(|l| l.time);
+        v
+    }
+
+    #[test]
+    fn failover_and_return_as_the_kernel_logged_them() {
+        let log = r#"{"time":"100.000000000","node":"cn","kind":"kernel_status","primary":"10.0.0.1","primary_error_count":0}
+{"time":"100.500000000","node":"cn","kind":"kernel_paddr","address":"10.0.0.1","rto_ms":200,"srtt_ms":10}
+{"time":"100.600000000","node":"cn","kind":"kernel_mib","t3_rtx_expireds":1}
+{"time":"101.000000000","kind":"link_down","interface":"eth1","ok":true}
+{"time":"101.890000000","node":"cn","kind":"kernel_mib","t3_rtx_expireds":4}
+{"time":"101.890000000","node":"cn","kind":"kernel_status","primary":"10.0.0.1","primary_error_count":3}
+{"time":"101.880000000","node":"cn","kind":"kernel_addr_change","address":"10.0.0.1","state":"unreachable"}
+{"time":"102.500000000","kind":"link_up","interface":"eth1","ok":true}
+{"time":"103.250000000","node":"cn","kind":"kernel_addr_change","address":"10.0.0.1","state":"available"}"#;
+        let t = of_lines(&lines(log));
+        assert_eq!(t.address.as_deref(), Some("10.0.0.1"));
+        assert_eq!(t.unreachable_ms, Some(880.0));
+        assert_eq!(t.error_count, Some(3));
+        assert_eq!(t.t3_expiries, Some(3));
+        assert_eq!((t.rto_at_cut_ms, t.srtt_at_cut_ms), (Some(200), Some(10)));
+        assert_eq!(t.available_ms, Some(750.0));
+        assert_eq!(
+            parse_time(&serde_json::json!({"time": "1.5"})),
+            Some(1_500_000_000)
+        );
+    }
+}
