@@ -16,8 +16,10 @@ RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 setup:
 	@scripts/setup.sh
 
+## The two commands, optimised (the Python extension has its own target,
+## `make python`, and the C plugin `make install-c-plugin`).
 build: setup
-	$(CARGO) build --release --workspace
+	$(CARGO) build --release -p sctp-handover-cli -p sctp-handover-harness
 
 DEMO_OUT ?= demo-output
 

@@ -185,9 +185,10 @@ pub fn sections(data: &Data) -> anyhow::Result<Vec<Section>> {
     );
     head.text(
         "All Bokor runs use the correspondent's capture (the data sender: its T3 expiries are \
-         on the wire there). From the mobile node's capture alone the same switch is classed \
-         `other` today (the T3 retransmissions on the cut path never reach it); a receiver-side \
-         failover class is pending in the analyzer.",
+         on the wire there). From the mobile node's capture the same switch is a failover by \
+         the old path's silence (the T3 retransmissions on the cut path never reach it; \
+         docs/metrics.md, receiver-side failover): it has no expiries to count, so the PMR and \
+         RTO figures need the sender's capture.",
     );
     let mut out = vec![head];
     out.push(linear(data)?);
