@@ -24,6 +24,7 @@ pub use model::{
     AsconfExchange, Component, Expiry, Failover, Handover, HandoverWindow, Point, Recognition,
     SwitchClass,
 };
+pub use switch::RECEIVER_FAILOVER;
 
 /// Where the capture was taken (`--capture-point`); recorded with the
 /// results because several components depend on it (docs/metrics.md).

@@ -134,7 +134,7 @@ impl HandoverEngine {
             (SwitchClass::Failover, why)
         } else if let Some(s) = silence {
             let why = format!(
-                "seen by the receiver: the old path fell silent for {:.3} ms, {:.1}x its mean DATA interval ({:.3} ms over {} DATA); the sender's timeouts are not in this capture",
+                "{RECEIVER_FAILOVER}: the old path fell silent for {:.3} ms, {:.1}x its mean DATA interval ({:.3} ms over {} DATA); the sender's timeouts are not in this capture",
                 s.silence.as_millis_f64(),
                 s.silence.as_millis_f64() / s.interval.as_millis_f64(),
                 s.interval.as_millis_f64(),
@@ -269,6 +269,9 @@ impl HandoverEngine {
         self.resolve_pending(id, sender);
     }
 }
+
+/// How a failover seen by the receiver's capture starts its class reason.
+pub const RECEIVER_FAILOVER: &str = "seen by the receiver";
 
 /// How much longer than its usual pace the old path's silence before a
 /// switch must be to count as a failover seen by the receiver. A sender

@@ -15,7 +15,7 @@
 use sctp_handover::analysis::{AnalysisOptions, FrameAnalyzer, FrameOutcome};
 use sctp_handover::capture::{self, link_type};
 use sctp_handover::events::{AsconfOutcome, Event, EventKind, EventSink, Observation};
-use sctp_handover::handover::{HandoverEngine, SwitchClass};
+use sctp_handover::handover::{HandoverEngine, SwitchClass, RECEIVER_FAILOVER};
 use sctp_handover::time::Timestamp;
 use sctp_handover::wire::sctp_param::AsconfOp;
 use std::collections::{HashMap, HashSet};
@@ -300,10 +300,19 @@ impl EventSink for Builder {
                             h.from_path, h.to_path
                         )),
                     ));
+                    // A failover seen by the receiver says so, as the Lua
+                    // tier does: the reason up to its details in brackets.
+                    let why = match h.class_reason.find(RECEIVER_FAILOVER) {
+                        Some(0) => {
+                            let end = h.class_reason.find(" (").unwrap_or(h.class_reason.len());
+                            format!(" ({})", &h.class_reason[..end])
+                        }
+                        _ => String::new(),
+                    };
                     fr.expert.push((
                         "sctpho.expert.switch",
                         Value::Expert(format!(
-                            "{kind} path switch from path {} to path {}",
+                            "{kind} path switch from path {} to path {}{why}",
                             h.from_path, h.to_path
                         )),
                     ));
