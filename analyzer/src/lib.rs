@@ -16,3 +16,10 @@ pub mod output;
 pub mod time;
 pub mod track;
 pub mod wire;
+
+/// Raised whenever a change alters what the analysis reports for the same
+/// input (a value, a class, a column): `analyze --out` reuses an input's
+/// finished parts only when they were written by the same revision, so a
+/// dataset is never a mix of old and new results. 2: receiver-side
+/// failover, `class_reason`, handovers list their own segment's ASCONFs.
+pub const RESULTS_REVISION: u32 = 2;
