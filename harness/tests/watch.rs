@@ -73,6 +73,24 @@ fn ns(v: &Value) -> i64 {
 const FRAME_KEYS: [&str; 4] = ["frame", "ack_frame", "switch_frame", "request_frame"];
 const TIME_KEYS: [&str; 3] = ["time", "ack_time", "switch_time"];
 
+/// `text` with every "frame N" moved by `offset`.
+fn shift_frames(text: &str, offset: i64) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("frame ") {
+        let (head, tail) = rest.split_at(i + "frame ".len());
+        out.push_str(head);
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        match tail[..digits].parse::<i64>() {
+            Ok(n) => out.push_str(&(n + offset).to_string()),
+            Err(_) => out.push_str(&tail[..digits]),
+        }
+        rest = &tail[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Compares a handover (or part of one) as the watch printed it with
 /// analyze's: frame numbers equal after `offset`, times equal to the
 /// microsecond, durations in ms within 1 µs, everything else equal.
@@ -95,6 +113,12 @@ fn same(watch: &Value, analysed: &Value, offset: i64, path: &str, diffs: &mut Ve
                     let (wf, af) = (wv.as_i64().unwrap(), av.as_i64().unwrap());
                     if wf + offset != af {
                         diffs.push(format!("{here}: watch {wf} (+{offset}) vs {af}"));
+                    }
+                } else if k == "class_reason" && wv.is_string() && av.is_string() {
+                    // The reason names frames in words ("at frame 87").
+                    let shifted = shift_frames(wv.as_str().unwrap_or(""), offset);
+                    if shifted != av.as_str().unwrap_or("") {
+                        diffs.push(format!("{here}: watch {wv} (+{offset}) vs {av}"));
                     }
                 } else if TIME_KEYS.contains(&k.as_str()) && wv.is_string() && av.is_string() {
                     if ns(wv) / 1000 != ns(av) / 1000 {
