@@ -22,12 +22,6 @@ fn run(args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
-/// The interpreter with pyarrow: `$SCTPHO_PYTHON` (the Makefile points it
-/// at the project's virtual environment), else `python3`.
-fn python() -> Command {
-    Command::new(std::env::var("SCTPHO_PYTHON").unwrap_or_else(|_| "python3".into()))
-}
-
 /// `analyze INPUT --out OUT -q EXTRA...`, which must succeed.
 fn analyze_into(input: &Path, out: &Path, extra: &[&str]) -> Output {
     let mut args = vec![
@@ -45,25 +39,6 @@ fn analyze_into(input: &Path, out: &Path, extra: &[&str]) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-/// One table of a dataset as rows, read with pyarrow.
-fn table(dataset: &Path, name: &str) -> Vec<Value> {
-    let out = python()
-        .arg(common::repo_root().join("tests/read_tables.py"))
-        .arg(dataset)
-        .arg(name)
-        .output()
-        .expect("python3 runs (make setup installs pyarrow)");
-    assert!(
-        out.status.success(),
-        "read_tables.py: {}",
-        text(&out.stderr)
-    );
-    text(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON row"))
-        .collect()
 }
 
 fn copy_run(scenario: &str, to: &Path) {
@@ -130,7 +105,7 @@ fn a_directory_of_good_and_bad_files_is_analysed_and_every_bad_one_named() {
     }
     assert!(!err.contains("panick"), "{err}");
 
-    let files = table(&out, "files");
+    let files = common::read_table(&out, "files");
     let status: BTreeMap<String, (String, Value)> = files
         .iter()
         .map(|r| {
@@ -185,12 +160,12 @@ fn a_directory_of_good_and_bad_files_is_analysed_and_every_bad_one_named() {
         .unwrap_or("")
         .contains("ends inside record"));
     // A truncated file yields what it holds: its associations are there.
-    let assocs = table(&out, "associations");
+    let assocs = common::read_table(&out, "associations");
     assert!(assocs
         .iter()
         .any(|r| r["source"].as_str().unwrap_or("").ends_with("cut.pcap")));
     // The harness's files beside a capture become columns.
-    let handovers = table(&out, "handovers");
+    let handovers = common::read_table(&out, "handovers");
     let koh = handovers
         .iter()
         .find(|r| {
@@ -248,12 +223,12 @@ fn the_tables_hold_the_numbers_of_the_per_file_json() {
     let dir = common::tempdir("batch-json");
     let out = dir.join("tables");
     analyze_into(Path::new("sample-captures"), &out, &[]);
-    let files = table(&out, "files");
-    let associations = table(&out, "associations");
-    let paths = table(&out, "paths");
-    let handovers = table(&out, "handovers");
-    let asconf = table(&out, "asconf");
-    let events = table(&out, "events");
+    let files = common::read_table(&out, "files");
+    let associations = common::read_table(&out, "associations");
+    let paths = common::read_table(&out, "paths");
+    let handovers = common::read_table(&out, "handovers");
+    let asconf = common::read_table(&out, "asconf");
+    let events = common::read_table(&out, "events");
     let samples = common::all_samples();
     assert_eq!(
         files.iter().filter(|r| r["status"] == "ok").count(),
@@ -396,7 +371,7 @@ fn dataset_contents(dir: &Path) -> BTreeMap<&'static str, Vec<String>> {
         "events",
         "handovers",
     ] {
-        let mut rows: Vec<String> = table(dir, t)
+        let mut rows: Vec<String> = common::read_table(dir, t)
             .into_iter()
             .map(|mut r| {
                 if let Some(o) = r.as_object_mut() {
@@ -531,7 +506,7 @@ fn csv_and_json_lines_tables() {
         assert!(parts
             .iter()
             .all(|p| p.file_name().to_string_lossy().ends_with(ext)));
-        let py = python()
+        let py = common::python()
             .arg(common::repo_root().join("tests/read_tables.py"))
             .args([out.to_str().expect("utf-8"), "handovers", reader])
             .output()

@@ -29,7 +29,7 @@ fn path(p: &Path) -> &str {
 
 /// tests/check_report.py over a report; its JSON verdict.
 fn check(html: &Path, assets: &Path, tables: &Path, extra: &[&str]) -> Value {
-    let out = Command::new(std::env::var("SCTPHO_PYTHON").unwrap_or_else(|_| "python3".into()))
+    let out = common::python()
         .arg(common::repo_root().join("tests/check_report.py"))
         .args([path(html), path(assets), path(tables)])
         .args(extra)

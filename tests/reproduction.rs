@@ -83,7 +83,7 @@ fn the_committed_reproduction_report_is_what_its_copy_gives() {
     }
     let _ = std::fs::remove_dir_all(&tmp);
 
-    let check = Command::new(std::env::var("SCTPHO_PYTHON").unwrap_or_else(|_| "python3".into()))
+    let check = common::python()
         .arg(common::repo_root().join("tests/check_reproduction.py"))
         .arg(&committed)
         .output()

@@ -157,26 +157,6 @@ fn a_rotated_capture_is_followed_into_the_next_file() {
     }
 }
 
-/// The interpreter with pyarrow: `$SCTPHO_PYTHON` (the Makefile points it
-/// at the project's virtual environment), else `python3`.
-fn table(dataset: &Path, name: &str) -> Vec<Value> {
-    let out = Command::new(std::env::var("SCTPHO_PYTHON").unwrap_or_else(|_| "python3".into()))
-        .arg(common::repo_root().join("tests/read_tables.py"))
-        .arg(dataset)
-        .arg(name)
-        .output()
-        .expect("python3 runs (make setup installs pyarrow)");
-    assert!(
-        out.status.success(),
-        "read_tables.py: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON row"))
-        .collect()
-}
-
 /// `watch --follow mn.pcap --out D` on a harness run whose capture is
 /// written in pieces while it is watched writes, when the watch ends, the
 /// tables `analyze mn.pcap --out D2` writes for the finished file: read
@@ -239,7 +219,7 @@ fn watch_out_writes_the_tables_analyze_out_writes() {
             "events",
             "handovers",
         ] {
-            let (mut w, mut x) = (table(&d1, name), table(&d2, name));
+            let (mut w, mut x) = (common::read_table(&d1, name), common::read_table(&d2, name));
             // A failover has no ASCONF.
             let empty = scenario == "bokor-failover" && name == "asconf";
             assert_eq!(w.is_empty(), empty, "{scenario}: {name} rows");

@@ -176,8 +176,8 @@ fn live_handovers_equal_the_offline_analysis_of_the_same_packets() {
         "handovers",
     ] {
         let (mut w, mut x) = (
-            read_table(&dir.join("live-tables"), name),
-            read_table(&tables, name),
+            common::read_table(&dir.join("live-tables"), name),
+            common::read_table(&tables, name),
         );
         assert_eq!(w.len(), x.len(), "{name}");
         assert!(!w.is_empty(), "{name}");
@@ -197,23 +197,4 @@ fn live_handovers_equal_the_offline_analysis_of_the_same_packets() {
         }
         assert_eq!(w, x, "{name}");
     }
-}
-
-/// One table of a dataset, read with pyarrow (`$SCTPHO_PYTHON`).
-fn read_table(dataset: &std::path::Path, name: &str) -> Vec<Value> {
-    let out = Command::new(std::env::var("SCTPHO_PYTHON").unwrap_or_else(|_| "python3".into()))
-        .arg(common::repo_root().join("tests/read_tables.py"))
-        .arg(dataset)
-        .arg(name)
-        .output()
-        .expect("python3 runs (make setup installs pyarrow)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON row"))
-        .collect()
 }

@@ -16,6 +16,32 @@ pub fn repo_root() -> PathBuf {
     d
 }
 
+/// The interpreter with pyarrow: `$SCTPHO_PYTHON` (the Makefile points it
+/// at the project's virtual environment), else `python3`.
+pub fn python() -> Command {
+    Command::new(std::env::var("SCTPHO_PYTHON").unwrap_or_else(|_| "python3".into()))
+}
+
+/// One table of a dataset (`analyze --out`) as JSON rows, read back by
+/// pyarrow through tests/read_tables.py: another reader than ours.
+pub fn read_table(dataset: &Path, name: &str) -> Vec<serde_json::Value> {
+    let out = python()
+        .arg(repo_root().join("tests/read_tables.py"))
+        .arg(dataset)
+        .arg(name)
+        .output()
+        .expect("python3 runs (make setup installs pyarrow)");
+    assert!(
+        out.status.success(),
+        "read_tables.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON row"))
+        .collect()
+}
+
 pub fn sample(name: &str, side: &str) -> PathBuf {
     repo_root()
         .join("sample-captures")
