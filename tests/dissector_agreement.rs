@@ -12,16 +12,6 @@ use sctp_handover::events::EventKind;
 use std::path::Path;
 use std::process::Command;
 
-/// The `-e` columns compared (dissector/tests/fields.txt, shared by the
-/// plugin tests and the golden files).
-fn fields() -> Vec<String> {
-    std::fs::read_to_string(common::repo_root().join("dissector/tests/fields.txt"))
-        .expect("fields.txt")
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
 fn plugin() -> String {
     format!(
         "lua_script:{}",
@@ -45,7 +35,7 @@ fn run_plugin(capture: &Path, extra: &[&str]) -> String {
         "-E".into(),
         "occurrence=a".into(),
     ]);
-    for f in fields() {
+    for f in common::plugin_fields() {
         args.push("-e".into());
         args.push(f);
     }
@@ -78,7 +68,7 @@ fn plugin_and_analyzer_agree_on_every_sample() {
     for capture in common::all_samples() {
         let name = capture.display().to_string();
         let out = run_plugin(&capture, &[]);
-        let names = fields();
+        let names = common::plugin_fields();
         let rows: Vec<Row<'_>> = out
             .lines()
             .map(|l| Row {
@@ -288,36 +278,9 @@ fn tshark_run(plain: bool, input: Input<'_>, args: &[&str]) -> std::process::Out
     cmd.args(args).output().expect("tshark runs")
 }
 
-/// The compared fields and the expert messages (`|`-separated; Wireshark's
-/// SCTP TSN analysis, whose notes differ between one pass and two, off).
-fn with_experts() -> Vec<String> {
-    let mut f = fields();
-    f.push("_ws.expert.message".into());
-    f
-}
-
 /// The `-T fields` run, whatever its exit status.
 fn fields_run(input: Input<'_>, extra: &[&str]) -> std::process::Output {
-    let mut args: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-    args.extend(
-        [
-            "-o",
-            "sctp.tsn_analysis:FALSE",
-            "-Y",
-            "sctpho",
-            "-T",
-            "fields",
-            "-E",
-            "occurrence=a",
-            "-E",
-            "aggregator=|",
-        ]
-        .map(String::from),
-    );
-    for f in with_experts() {
-        args.push("-e".into());
-        args.push(f);
-    }
+    let args = common::plugin_fields_args(extra);
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     tshark_run(false, input, &refs)
 }
@@ -366,7 +329,7 @@ fn a_pipe_reads_like_the_named_file() {
         assert_eq!(pipe, one_pass_incremental, "{name}: pipe");
         assert_eq!(
             pipe,
-            common::without_look_ahead(&named, &with_experts()),
+            common::without_look_ahead(&named, &common::plugin_columns()),
             "{name}: pipe beyond look-ahead"
         );
         if *capture == no_ack {
@@ -392,7 +355,7 @@ fn hostile_captures_raise_no_lua_error() {
         let pipe = text(fields_run(Input::Pipe(&h.path), &[]));
         assert_eq!(
             pipe,
-            common::without_look_ahead(&named, &with_experts()),
+            common::without_look_ahead(&named, &common::plugin_columns()),
             "{}: pipe",
             h.name
         );

@@ -42,6 +42,50 @@ pub fn read_table(dataset: &Path, name: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The plugins' fields the tiers are compared on (dissector/tests/fields.txt).
+pub fn plugin_fields() -> Vec<String> {
+    std::fs::read_to_string(repo_root().join("dissector/tests/fields.txt"))
+        .expect("fields.txt")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The `-e` columns of a comparison: the plugin's fields, then the expert
+/// messages (`|`-separated).
+pub fn plugin_columns() -> Vec<String> {
+    let mut f = plugin_fields();
+    f.push("_ws.expert.message".into());
+    f
+}
+
+/// tshark's arguments after `extra` for a `-T fields` run over the plugin's
+/// packets with [`plugin_columns`] (Wireshark's own SCTP TSN analysis off:
+/// its notes differ between one pass and two).
+pub fn plugin_fields_args(extra: &[&str]) -> Vec<String> {
+    let mut a: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    a.extend(
+        [
+            "-o",
+            "sctp.tsn_analysis:FALSE",
+            "-Y",
+            "sctpho",
+            "-T",
+            "fields",
+            "-E",
+            "occurrence=a",
+            "-E",
+            "aggregator=|",
+        ]
+        .map(String::from),
+    );
+    for f in plugin_columns() {
+        a.push("-e".into());
+        a.push(f);
+    }
+    a
+}
+
 pub fn sample(name: &str, side: &str) -> PathBuf {
     repo_root()
         .join("sample-captures")

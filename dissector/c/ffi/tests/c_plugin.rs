@@ -19,16 +19,6 @@ use std::sync::OnceLock;
 
 const TEST_USER: &str = "sctpho-test";
 
-/// The `-e` columns compared (dissector/tests/fields.txt, shared by the
-/// plugin tests and the golden files).
-fn fields() -> Vec<String> {
-    std::fs::read_to_string(common::repo_root().join("dissector/tests/fields.txt"))
-        .expect("fields.txt")
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
 fn run(cmd: &mut Command) -> String {
     let out = cmd.output().expect("command runs");
     assert!(
@@ -188,40 +178,8 @@ fn ok(out: Output, what: &str) -> String {
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
-/// The `-e` columns: the compared fields, then the expert messages.
-fn compared() -> Vec<String> {
-    let mut f = fields();
-    f.push("_ws.expert.message".into());
-    f
-}
-
-/// `-T fields` over the plugin's packets: the compared fields, then the
-/// expert messages (the plugin's, and Wireshark's but for its SCTP TSN
-/// analysis, which differs between one pass and two).
-fn field_args(extra: &[&'static str]) -> Vec<String> {
-    let mut a: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-    a.extend(
-        [
-            "-o",
-            "sctp.tsn_analysis:FALSE",
-            "-Y",
-            "sctpho",
-            "-T",
-            "fields",
-            "-E",
-            "occurrence=a",
-            "-E",
-            "aggregator=|",
-        ]
-        .map(String::from),
-    );
-    for f in compared() {
-        a.push("-e".into());
-        a.push(f);
-    }
-    a
-}
-
+/// `-T fields` over the plugin's packets (the columns of
+/// [`common::plugin_columns`]), which must succeed.
 fn fields_of(tier: Tier, input: Input<'_>, extra: &[&'static str]) -> String {
     ok(
         fields_run(tier, input, extra),
@@ -231,7 +189,7 @@ fn fields_of(tier: Tier, input: Input<'_>, extra: &[&'static str]) -> String {
 
 /// The `-T fields` run, whatever its exit status.
 fn fields_run(tier: Tier, input: Input<'_>, extra: &[&'static str]) -> Output {
-    let args = field_args(extra);
+    let args = common::plugin_fields_args(extra);
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     tshark(tier, input, &refs)
 }
@@ -327,7 +285,7 @@ fn c_plugin_reads_a_pipe_as_a_named_file() {
         );
         assert_eq!(
             pipe,
-            common::without_look_ahead(&named, &compared()),
+            common::without_look_ahead(&named, &common::plugin_columns()),
             "{name}: the pipe differs from the named file beyond look-ahead"
         );
         let lua_pipe = fields_of(Tier::Lua, Input::Pipe(capture), &[]);
@@ -410,7 +368,7 @@ fn c_plugin_survives_hostile_captures() {
         let pipe = text(fields_run(Tier::C, Input::Pipe(&h.path), &[]));
         assert_eq!(
             pipe,
-            common::without_look_ahead(&named, &compared()),
+            common::without_look_ahead(&named, &common::plugin_columns()),
             "{}: pipe",
             h.name
         );
