@@ -77,6 +77,16 @@ pub(crate) enum TableFormatArg {
     Jsonl,
 }
 
+impl From<TableFormatArg> for TableFormat {
+    fn from(f: TableFormatArg) -> Self {
+        match f {
+            TableFormatArg::Parquet => TableFormat::Parquet,
+            TableFormatArg::Csv => TableFormat::Csv,
+            TableFormatArg::Jsonl => TableFormat::JsonLines,
+        }
+    }
+}
+
 #[derive(clap::Args)]
 struct AnalyzeArgs {
     /// Captures (pcap, pcapng, optionally gzip-compressed) or directories,
@@ -257,11 +267,7 @@ fn analyze(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
     }
     let config = BatchConfig {
         out: args.out.clone().unwrap_or_default(),
-        format: match args.table_format {
-            TableFormatArg::Parquet => TableFormat::Parquet,
-            TableFormatArg::Csv => TableFormat::Csv,
-            TableFormatArg::Jsonl => TableFormat::JsonLines,
-        },
+        format: args.table_format.into(),
         jobs: args.jobs.unwrap_or(0),
         force: args.force,
         shard: args.shard,

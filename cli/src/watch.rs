@@ -19,7 +19,7 @@ use sctp_handover_tables::inputs::{self, Input, InputKind};
 use sctp_handover_tables::records::{file_row, AssociationTables, FileOutcome};
 use sctp_handover_tables::rows::Rows;
 use sctp_handover_tables::schema;
-use sctp_handover_tables::write::{PartWriter, Provenance, TableFormat};
+use sctp_handover_tables::write::{PartWriter, Provenance};
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -439,11 +439,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let input = watched_input(&args);
     let config = BatchConfig {
         out: args.out.clone().unwrap_or_default(),
-        format: match args.table_format {
-            TableFormatArg::Parquet => TableFormat::Parquet,
-            TableFormatArg::Csv => TableFormat::Csv,
-            TableFormatArg::Jsonl => TableFormat::JsonLines,
-        },
+        format: args.table_format.into(),
         jobs: 1,
         force: true,
         shard: None,
