@@ -318,10 +318,7 @@ impl TablesOut {
         let key = dataset::key(&input.source);
         let (planned, params) = batch::plan(vec![input], None);
         let input = planned.into_iter().next().context("the watched input")?;
-        let writers = ["associations", "paths", "asconf", "events", "handovers"]
-            .iter()
-            .map(|t| PartWriter::new(dataset.part(t, &key), config.format))
-            .collect();
+        let writers = batch::part_writers(&dataset, &key, config.format);
         Ok(TablesOut {
             provenance: batch::provenance(&input, &params),
             fingerprint: batch::fingerprint(config),

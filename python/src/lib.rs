@@ -474,16 +474,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(part_key, m)?)?;
     m.add_function(wrap_pyfunction!(is_part, m)?)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
-    m.add(
-        "TABLES",
-        [
-            "files",
-            "associations",
-            "paths",
-            "asconf",
-            "events",
-            "handovers",
-        ],
-    )?;
+    let tables: Vec<&str> = schema::all().iter().map(|t| t.name).collect();
+    m.add("TABLES", tables)?;
     Ok(())
 }

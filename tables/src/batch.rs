@@ -346,6 +346,15 @@ pub fn analyze_input<S: ReportSink>(
     (status, error, report)
 }
 
+/// One part writer per table of [`AssociationTables`], for the input
+/// whose key is `key` (the `files` part is written last, by its own).
+pub fn part_writers(dataset: &Dataset, key: &str, format: TableFormat) -> Vec<PartWriter> {
+    AssociationTables::NAMES
+        .iter()
+        .map(|t| PartWriter::new(dataset.part(t, key), format))
+        .collect()
+}
+
 fn process(
     input: &Input,
     params: &[(String, ParamType)],
@@ -356,10 +365,7 @@ fn process(
     let started = Instant::now();
     let key = dataset::key(&input.source);
     let provenance = provenance(input, params);
-    let writers: Vec<PartWriter> = ["associations", "paths", "asconf", "events", "handovers"]
-        .iter()
-        .map(|t| PartWriter::new(dataset.part(t, &key), config.format))
-        .collect();
+    let writers = part_writers(dataset, &key, config.format);
     let mut sink = TableSink {
         tables: AssociationTables::new(),
         writers,

@@ -36,14 +36,19 @@ impl AssociationTables {
         }
     }
 
-    /// The tables in `schema::all()` order, after `files`.
+    /// The names of the tables filled per association, in `schema::all()`
+    /// order after `files`.
+    pub const NAMES: [&'static str; 5] = ["associations", "paths", "asconf", "events", "handovers"];
+
+    /// The tables with their names ([`Self::NAMES`]).
     pub fn by_name(&mut self) -> [(&'static str, &mut Rows); 5] {
+        let [a, p, x, e, h] = Self::NAMES;
         [
-            ("associations", &mut self.associations),
-            ("paths", &mut self.paths),
-            ("asconf", &mut self.asconf),
-            ("events", &mut self.events),
-            ("handovers", &mut self.handovers),
+            (a, &mut self.associations),
+            (p, &mut self.paths),
+            (x, &mut self.asconf),
+            (e, &mut self.events),
+            (h, &mut self.handovers),
         ]
     }
 
