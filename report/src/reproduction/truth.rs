@@ -71,6 +71,11 @@ pub fn read(run_dir: &Path) -> anyhow::Result<Truth> {
     let path = run_dir.join("events.jsonl");
     let text =
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(of_lines(&lines(&text)))
+}
+
+/// The records of an events.jsonl with a time, in time order.
+fn lines(text: &str) -> Vec<Line> {
     let mut lines: Vec<Line> = text
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -82,7 +87,7 @@ pub fn read(run_dir: &Path) -> anyhow::Result<Truth> {
         })
         .collect();
     lines.sort_by_key(|l| l.time);
-    Ok(of_lines(&lines))
+    lines
 }
 
 fn ms(d: Ns) -> f64 {
@@ -155,21 +160,6 @@ fn of_lines(lines: &[Line]) -> Truth {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lines(text: &str) -> Vec<Line> {
-        let mut v: Vec<Line> = text
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter_map(|v| {
-                Some(Line {
-                    time: parse_time(&v)?,
-                    v,
-                })
-            })
-            .collect();
-        v.sort_by_key(|l| l.time);
-        v
-    }
 
     #[test]
     fn failover_and_return_as_the_kernel_logged_them() {
