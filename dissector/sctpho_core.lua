@@ -344,7 +344,7 @@ function Core:data(ctx, tsn)
   end
 end
 
--- A failover as the receiver sees it (docs/metrics.md, "Switch classes"):
+-- A failover as the receiver sees it (docs/metrics.md, "Data path switch"):
 -- the old path carried at least three DATA in its segment, then nothing
 -- until DATA came on the new path at least SILENCE_FACTOR mean intervals
 -- later. Returns the silence and the interval in ns, or nil.

@@ -111,7 +111,6 @@ impl HandoverEngine {
                             && (*ad == new_src || *ad == new_dst)
                     })
             });
-        let silence = fell_silent(&old_data, &new_data);
         let (class, class_reason) = if planned {
             let why = match (&addip, &setprim) {
                 (_, Some(x)) | (Some(x), None) => {
@@ -132,7 +131,7 @@ impl HandoverEngine {
                 first.frame
             );
             (SwitchClass::Failover, why)
-        } else if let Some(s) = silence {
+        } else if let Some(s) = fell_silent(&old_data, &new_data) {
             let why = format!(
                 "{RECEIVER_FAILOVER}: the old path fell silent for {:.3} ms, {:.1}x its mean DATA interval ({:.3} ms over {} DATA); the sender's timeouts are not in this capture",
                 s.silence.as_millis_f64(),
@@ -284,19 +283,19 @@ pub const RECEIVER_FAILOVER: &str = "seen by the receiver";
 const SILENCE_FACTOR: i64 = 3;
 
 /// The old path's silence before a switch, against its DATA pace.
-pub(super) struct Silence {
-    pub(super) silence: Nanos,
-    pub(super) interval: Nanos,
-    pub(super) data: u32,
+struct Silence {
+    silence: Nanos,
+    interval: Nanos,
+    data: u32,
 }
 
 /// A failover as the receiver sees it (the sender's T3 expiries are not in
 /// its capture: their retransmissions were lost on the old path): the
 /// old path carried a paced stream of DATA in its segment (at least three
 /// chunks), then nothing until DATA came on the new path at least
-/// [`SILENCE_FACTOR`] mean intervals later (docs/metrics.md, "Switch
-/// classes").
-pub(super) fn fell_silent(old: &PathData, new: &PathData) -> Option<Silence> {
+/// [`SILENCE_FACTOR`] mean intervals later (docs/metrics.md, "Data path
+/// switch").
+fn fell_silent(old: &PathData, new: &PathData) -> Option<Silence> {
     let (first, last) = (old.first_in_segment?, old.last_data?);
     let resumed = new.first_in_segment?;
     if old.in_segment < 3 {
