@@ -363,14 +363,7 @@ fn the_tables_hold_the_numbers_of_the_per_file_json() {
 /// Rows of every table, sorted, without the columns that measure the run.
 fn dataset_contents(dir: &Path) -> BTreeMap<&'static str, Vec<String>> {
     let mut all = BTreeMap::new();
-    for t in [
-        "files",
-        "associations",
-        "paths",
-        "asconf",
-        "events",
-        "handovers",
-    ] {
+    for t in common::TABLES {
         let mut rows: Vec<String> = common::read_table(dir, t)
             .into_iter()
             .map(|mut r| {

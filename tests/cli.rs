@@ -139,14 +139,7 @@ fn the_tables_doc_matches_the_schema() {
         doc.ends_with(&reference),
         "docs/tables.md's column reference is stale: regenerate it with `sctp-handover tables-reference`"
     );
-    for table in [
-        "files",
-        "associations",
-        "paths",
-        "asconf",
-        "events",
-        "handovers",
-    ] {
+    for table in common::TABLES {
         assert!(reference.contains(&format!("## `{table}`")), "{table}");
     }
 }

@@ -211,14 +211,7 @@ fn watch_out_writes_the_tables_analyze_out_writes() {
             .output()
             .expect("analyze runs");
         assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
-        for name in [
-            "files",
-            "associations",
-            "paths",
-            "asconf",
-            "events",
-            "handovers",
-        ] {
+        for name in common::TABLES {
             let (mut w, mut x) = (common::read_table(&d1, name), common::read_table(&d2, name));
             // A failover has no ASCONF.
             let empty = scenario == "bokor-failover" && name == "asconf";

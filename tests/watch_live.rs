@@ -167,14 +167,7 @@ fn live_handovers_equal_the_offline_analysis_of_the_same_packets() {
         .output()
         .expect("analyze runs");
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
-    for name in [
-        "files",
-        "associations",
-        "paths",
-        "asconf",
-        "events",
-        "handovers",
-    ] {
+    for name in common::TABLES {
         let (mut w, mut x) = (
             common::read_table(&dir.join("live-tables"), name),
             common::read_table(&tables, name),

@@ -16,6 +16,16 @@ pub fn repo_root() -> PathBuf {
     d
 }
 
+/// The six tables of a dataset (docs/tables.md), as the tests expect them.
+pub const TABLES: [&str; 6] = [
+    "files",
+    "associations",
+    "paths",
+    "asconf",
+    "events",
+    "handovers",
+];
+
 /// The interpreter with pyarrow: `$SCTPHO_PYTHON` (the Makefile points it
 /// at the project's virtual environment), else `python3`.
 pub fn python() -> Command {
