@@ -4,7 +4,7 @@
 
 use crate::capture::{self, CaptureError, CaptureFormat};
 use crate::decode::{DecodeOptions, Decoded, Decoder};
-use crate::events::{Event, EventSink};
+use crate::events::{AssocId, Event, EventSink};
 use crate::handover::{CapturePoint, Handover, HandoverConfig, HandoverEngine};
 use crate::time::{Nanos, Timestamp};
 use crate::track::assoc::Association;
@@ -220,6 +220,22 @@ pub struct AssociationReport {
     pub retired: Retired,
 }
 
+/// The settled part of a long association's results, handed on before the
+/// association is finished so that what it holds stays bounded
+/// ([`crate::handover::PART_EVENTS`] events): events whose answers the
+/// outputs pair them with are settled (an outstanding HEARTBEAT or ASCONF
+/// waits for a later part, with its answer), handovers once every
+/// component is final. The parts and the [`AssociationReport`] together
+/// hold each event and handover exactly once; each part is in frame
+/// (switch) order, and events held back for their answer come in a later
+/// part than events after them.
+#[derive(Debug)]
+pub struct AssociationPart {
+    pub association: AssocId,
+    pub handovers: Vec<Handover>,
+    pub events: Vec<Event>,
+}
+
 /// Receives each association once it is finished; the analysis keeps
 /// nothing of it afterwards (memory is bounded by what is alive).
 /// Associations arrive in the order they finish; ids are unique and
@@ -238,6 +254,9 @@ pub trait ReportSink {
     /// components known by then (later ones resolve when the association
     /// is finished and come with [`ReportSink::association`]).
     fn switch(&mut self, _handover: &Handover) {}
+    /// A settled part of a long association's events and handovers, before
+    /// the association itself ([`AssociationPart`]).
+    fn part(&mut self, part: AssociationPart);
     fn association(&mut self, report: AssociationReport);
 }
 
@@ -297,6 +316,9 @@ struct Pipeline {
     /// decoding the next drops belong to.
     fragment_drops_noted: u64,
     last_decoded_frame: u64,
+    /// The tracker's outstanding requests of an association whose part is
+    /// taken (reused).
+    open_requests: Vec<u64>,
 }
 
 impl Pipeline {
@@ -323,6 +345,15 @@ impl Pipeline {
     }
 
     fn frame<D: Downstream>(&mut self, frame: &capture::Frame<'_>, sink: &mut D) -> FrameOutcome {
+        let outcome = self.apply(frame, sink);
+        if let Some(id) = sink.part_due() {
+            self.tracker.open_requests(id, &mut self.open_requests);
+            sink.part(id, &self.open_requests);
+        }
+        outcome
+    }
+
+    fn apply<D: Downstream>(&mut self, frame: &capture::Frame<'_>, sink: &mut D) -> FrameOutcome {
         let time = frame.timestamp;
         if self.first_time.is_none() {
             self.first_time = Some(time);
@@ -468,6 +499,7 @@ impl Pipeline {
             link_types: Vec::new(),
             fragment_drops_noted: 0,
             last_decoded_frame: 0,
+            open_requests: Vec::new(),
         }
     }
 }
@@ -540,6 +572,13 @@ impl Pipeline {
 /// Where the pipeline's events and finished associations go.
 trait Downstream: EventSink {
     fn first_frame(&mut self, _time: Timestamp) {}
+    /// An association whose settled results should be handed on now.
+    fn part_due(&mut self) -> Option<AssocId> {
+        None
+    }
+    /// Hands on the settled part; `open`: the frames of its outstanding
+    /// requests.
+    fn part(&mut self, _id: AssocId, _open: &[u64]) {}
     fn retired(&mut self, association: Association, why: Retired);
 }
 
@@ -617,6 +656,21 @@ impl EventSink for Reports<'_> {
 impl Downstream for Reports<'_> {
     fn first_frame(&mut self, time: Timestamp) {
         self.sink.first_frame(time);
+    }
+    fn part_due(&mut self) -> Option<AssocId> {
+        self.state.engine.part_due()
+    }
+    fn part(&mut self, id: AssocId, open: &[u64]) {
+        let (events, handovers) = self.state.engine.take_part(id, open);
+        if events.is_empty() && handovers.is_empty() {
+            return;
+        }
+        self.state.handovers += handovers.len() as u64;
+        self.sink.part(AssociationPart {
+            association: id,
+            handovers,
+            events,
+        });
     }
     fn retired(&mut self, association: Association, retired: Retired) {
         let (events, handovers) = self.state.engine.retire(association.id);
@@ -787,6 +841,10 @@ struct Collect {
 }
 
 impl ReportSink for Collect {
+    fn part(&mut self, part: AssociationPart) {
+        self.handovers.extend(part.handovers);
+        self.events.extend(part.events);
+    }
     fn association(&mut self, report: AssociationReport) {
         self.associations.push(report.association);
         self.handovers.extend(report.handovers);

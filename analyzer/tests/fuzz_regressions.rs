@@ -6,7 +6,8 @@
 mod common;
 
 use sctp_handover::analysis::{
-    analyze_file, analyze_reader, AnalysisOptions, AssociationReport, FileReport, ReportSink,
+    analyze_file, analyze_reader, AnalysisOptions, AssociationPart, AssociationReport, FileReport,
+    ReportSink,
 };
 use sctp_handover::capture::{self, CaptureError};
 use std::io::Cursor;
@@ -21,6 +22,9 @@ struct Count {
 }
 
 impl ReportSink for Count {
+    fn part(&mut self, part: AssociationPart) {
+        self.handovers += part.handovers.len() as u64;
+    }
     fn association(&mut self, report: AssociationReport) {
         self.associations += 1;
         self.handovers += report.handovers.len() as u64;

@@ -3,23 +3,14 @@
 //! without a panic, with every frame accounted for, and with as many SCTP
 //! frames as tshark selects with `-Y sctp`.
 
+mod common;
+
 use sctp_handover::analysis::{analyze_file, Accounting, AnalysisOptions};
 use sctp_handover::capture::{self, link_type, Frame};
 use sctp_handover::decode::{DecodeOptions, Decoded, Decoder};
 use sctp_handover::wire::{ethernet, ethertype, ip_protocol, ipv4, linux_sll, udp};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
-
-fn public_captures_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/public-captures");
-    assert!(
-        dir.join("INDEX.tsv").is_file(),
-        "public captures not found: expected {}/INDEX.tsv (the shared directory \
-         `shared/public-captures` beside the repository clone)",
-        dir.display()
-    );
-    dir
-}
+use std::path::Path;
 
 struct Entry {
     file: String,
@@ -216,7 +207,7 @@ fn check(path: &Path, entry: &Entry) -> Result<(), String> {
 
 #[test]
 fn every_public_capture_is_read_and_accounted_like_tshark() {
-    let dir = public_captures_dir();
+    let dir = common::public_captures_dir();
     let entries = index(&dir);
     assert!(!entries.is_empty(), "INDEX.tsv lists no captures");
     // Panics are caught per file and reported below; keep the default hook
@@ -283,7 +274,7 @@ fn tshark_sctp_stat(path: &Path) -> Vec<(std::net::IpAddr, u16, std::net::IpAddr
 /// we deliberately do not analyse as traffic (see `sctp_only_for_tshark`).
 #[test]
 fn every_association_tshark_lists_is_found() {
-    let dir = public_captures_dir();
+    let dir = common::public_captures_dir();
     let mut failures = Vec::new();
     let (mut checked, mut exempt) = (0, 0);
     for entry in index(&dir).iter().filter(|e| e.sctp_frames > 0) {

@@ -6,7 +6,8 @@ mod common;
 
 use common::{read_frames, sample, tempdir, write_pcap, PcapFrame, RawFrame};
 use sctp_handover::analysis::{
-    analyze_file, analyze_stream, AnalysisOptions, AssociationReport, ReportSink, Retired,
+    analyze_file, analyze_stream, AnalysisOptions, AssociationPart, AssociationReport, ReportSink,
+    Retired,
 };
 use sctp_handover::capture;
 use sctp_handover::decode::{DecodeOptions, Decoded, Decoder};
@@ -23,6 +24,9 @@ const SEC: i64 = 1_000_000_000;
 struct Arrivals(Vec<AssociationReport>);
 
 impl ReportSink for Arrivals {
+    fn part(&mut self, part: AssociationPart) {
+        panic!("no association here is long enough to be handed on in parts: {part:?}");
+    }
     fn association(&mut self, report: AssociationReport) {
         self.0.push(report);
     }

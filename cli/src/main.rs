@@ -178,7 +178,8 @@ struct AnalysisArgs {
     /// Outstanding TSNs remembered per data direction.
     #[arg(long, default_value_t = Limits::default().tsn_window, value_name = "N")]
     tsn_window: usize,
-    /// Events kept per association until it is finished.
+    /// Events of one association held at once until they are written (a
+    /// long association writes them in parts of 4 096).
     #[arg(long, default_value_t = Limits::default().events, value_name = "N")]
     max_events: usize,
     /// Analyse only the frames this capture filter accepts (libpcap syntax,

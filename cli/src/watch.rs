@@ -5,7 +5,7 @@
 use crate::{analysis_options, AnalysisArgs, TableFormatArg};
 use anyhow::Context;
 use clap::ValueEnum;
-use sctp_handover::analysis::{AssociationReport, ReportSink, StreamAnalyzer};
+use sctp_handover::analysis::{AssociationPart, AssociationReport, ReportSink, StreamAnalyzer};
 use sctp_handover::capture::{self, CaptureFormat, Frame};
 use sctp_handover::events::{Event, EventKind};
 use sctp_handover::handover::{CapturePoint, Component, Handover};
@@ -113,6 +113,22 @@ fn wall_clock() -> Timestamp {
 }
 
 impl Printer {
+    /// Handovers whose every component is resolved: printed in full.
+    fn resolved(&mut self, handovers: &[Handover]) {
+        for h in handovers {
+            let source = self
+                .switch_sources
+                .remove(&(h.association, h.switch_frame))
+                .unwrap_or_else(|| self.source.clone());
+            if self.json {
+                self.json_line(json!({"type": "handover", "handover": h}), Some(source));
+            } else {
+                let line = self.handover_line(h, "HANDOVER");
+                self.line(line);
+            }
+        }
+    }
+
     /// A JSON line with the fields every line carries: `source`,
     /// `completed_by` (the packet whose analysis printed it) and `printed`
     /// (the wall clock as it is written).
@@ -229,20 +245,15 @@ impl ReportSink for Printer {
         }
     }
 
-    fn association(&mut self, r: AssociationReport) {
-        // Every component resolved: the handovers in full.
-        for h in &r.handovers {
-            let source = self
-                .switch_sources
-                .remove(&(h.association, h.switch_frame))
-                .unwrap_or_else(|| self.source.clone());
-            if self.json {
-                self.json_line(json!({"type": "handover", "handover": h}), Some(source));
-            } else {
-                let line = self.handover_line(h, "HANDOVER");
-                self.line(line);
-            }
+    fn part(&mut self, part: AssociationPart) {
+        self.resolved(&part.handovers);
+        if let Some(t) = self.tables.as_mut() {
+            t.add_part(&part);
         }
+    }
+
+    fn association(&mut self, r: AssociationReport) {
+        self.resolved(&r.handovers);
         if self.json {
             self.json_line(
                 json!({
@@ -334,6 +345,15 @@ impl TablesOut {
 
     fn add(&mut self, r: &AssociationReport) {
         self.tables.add(r, self.capture_point);
+        self.flush_if_full();
+    }
+
+    fn add_part(&mut self, part: &AssociationPart) {
+        self.tables.add_part(part, self.capture_point);
+        self.flush_if_full();
+    }
+
+    fn flush_if_full(&mut self) {
         if self.tables.rows() >= FLUSH_ROWS && self.error.is_none() {
             for (writer, (_, rows)) in self.writers.iter_mut().zip(self.tables.by_name()) {
                 if rows.is_empty() {

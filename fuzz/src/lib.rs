@@ -3,7 +3,9 @@
 //! overflow, kept checked in the fuzz build) or a failed check here is what
 //! AFL++ records as a crash.
 
-use sctp_handover::analysis::{analyze_reader, AnalysisOptions, AssociationReport, ReportSink};
+use sctp_handover::analysis::{
+    analyze_reader, AnalysisOptions, AssociationPart, AssociationReport, ReportSink,
+};
 use sctp_handover::capture::{self, link_type, Frame};
 use sctp_handover::decode::{DecodeOptions, Decoded, Decoder};
 use sctp_handover::events::Observation;
@@ -252,6 +254,15 @@ impl ReportSink for Outputs {
     fn observe(&mut self, observation: &Observation) {
         black_box(observation);
         self.summary.observe(observation);
+    }
+    fn part(&mut self, part: AssociationPart) {
+        for h in &part.handovers {
+            json(h);
+        }
+        for e in &part.events {
+            json(e);
+        }
+        self.summary.part(part);
     }
     fn association(&mut self, report: AssociationReport) {
         json(&report.association);

@@ -13,7 +13,7 @@ use polars_arrow::ffi;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyList};
-use sctp_handover::analysis::{AssociationReport, ReportSink};
+use sctp_handover::analysis::{AssociationPart, AssociationReport, ReportSink};
 use sctp_handover::handover::CapturePoint;
 use sctp_handover_tables::batch::{self, BatchConfig, Outcome};
 use sctp_handover_tables::dataset::{self, Dataset};
@@ -193,6 +193,10 @@ struct Collect {
 }
 
 impl ReportSink for Collect {
+    fn part(&mut self, part: AssociationPart) {
+        self.tables.add_part(&part, self.capture_point);
+    }
+
     fn association(&mut self, report: AssociationReport) {
         self.tables.add(&report, self.capture_point);
     }

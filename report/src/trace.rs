@@ -6,7 +6,7 @@
 //! per series, and at most `max_associations` finished associations kept.
 
 use rustc_hash::FxHashMap;
-use sctp_handover::analysis::{AssociationReport, FileReport, ReportSink};
+use sctp_handover::analysis::{AssociationPart, AssociationReport, FileReport, ReportSink};
 use sctp_handover::events::{AssocId, EndpointId, Event, EventKind, Observation, PathId};
 use sctp_handover::handover::Handover;
 use sctp_handover::time::Timestamp;
@@ -168,6 +168,9 @@ pub struct TraceSink {
     /// Associations not traced because `max_alive` were.
     pub untraced: u64,
     alive: FxHashMap<AssocId, [DirectionTrace; 2]>,
+    /// Events and handovers handed on in parts by long associations still
+    /// alive (a trace shows them whole).
+    parts: FxHashMap<AssocId, (Vec<Event>, Vec<Handover>)>,
     kept: Vec<AssociationTrace>,
     omitted: u64,
     origin: Option<Timestamp>,
@@ -180,6 +183,7 @@ impl TraceSink {
             max_alive: (16 * max_associations).max(64),
             untraced: 0,
             alive: FxHashMap::default(),
+            parts: FxHashMap::default(),
             kept: Vec::new(),
             omitted: 0,
             origin: None,
@@ -277,7 +281,22 @@ impl ReportSink for TraceSink {
         }
     }
 
-    fn association(&mut self, report: AssociationReport) {
+    fn part(&mut self, part: AssociationPart) {
+        let (events, handovers) = self.parts.entry(part.association).or_default();
+        events.extend(part.events);
+        handovers.extend(part.handovers);
+    }
+
+    fn association(&mut self, mut report: AssociationReport) {
+        if let Some((mut events, mut handovers)) = self.parts.remove(&report.association.id) {
+            events.append(&mut report.events);
+            handovers.append(&mut report.handovers);
+            // Stable: events held back for their answers go back in place.
+            events.sort_by_key(|e| e.frame);
+            handovers.sort_by_key(|h| h.switch_frame);
+            report.events = events;
+            report.handovers = handovers;
+        }
         let traced = self.alive.remove(&report.association.id);
         let carried_data = report
             .association

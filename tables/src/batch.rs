@@ -8,7 +8,7 @@ use crate::rows::Rows;
 use crate::schema;
 use crate::write::{ParamType, ParamValue, PartWriter, Provenance, TableFormat};
 use sctp_handover::analysis::{
-    analyze_stream, AnalysisOptions, AssociationReport, FileReport, ReportSink,
+    analyze_stream, AnalysisOptions, AssociationPart, AssociationReport, FileReport, ReportSink,
 };
 use sctp_handover::handover::{anchors, CapturePoint};
 use std::panic::AssertUnwindSafe;
@@ -282,6 +282,13 @@ impl TableSink<'_> {
 }
 
 impl ReportSink for TableSink<'_> {
+    fn part(&mut self, part: AssociationPart) {
+        self.tables.add_part(&part, self.capture_point);
+        if self.tables.rows() >= FLUSH_ROWS {
+            self.flush();
+        }
+    }
+
     fn association(&mut self, report: AssociationReport) {
         self.tables.add(&report, self.capture_point);
         if self.tables.rows() >= FLUSH_ROWS {

@@ -3,8 +3,10 @@
 
 use crate::rows::Rows;
 use crate::schema;
-use sctp_handover::analysis::{AssociationReport, FileReport, ACCOUNTING_CATEGORIES};
-use sctp_handover::events::{Event, EventKind};
+use sctp_handover::analysis::{
+    AssociationPart, AssociationReport, FileReport, ACCOUNTING_CATEGORIES,
+};
+use sctp_handover::events::{AssocId, Event, EventKind};
 use sctp_handover::handover::{CapturePoint, Component, Handover, SwitchClass};
 use sctp_handover::time::{Nanos, Timestamp};
 use sctp_handover::track::rto::RttStats;
@@ -17,6 +19,39 @@ pub struct AssociationTables {
     pub asconf: Rows,
     pub events: Rows,
     pub handovers: Rows,
+    /// What the parts of associations still alive held, for their
+    /// `associations` row ([`AssociationTables::add_part`]).
+    carried: HashMap<AssocId, Carried>,
+}
+
+/// Counts of an association's parts handed on before it finished.
+#[derive(Default, Clone, Copy)]
+struct Carried {
+    asconfs: u64,
+    handovers: u64,
+    failovers: u64,
+}
+
+impl Carried {
+    fn of(events: &[Event], handovers: &[Handover]) -> Self {
+        Carried {
+            asconfs: events
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::Asconf { .. }))
+                .count() as u64,
+            handovers: handovers.len() as u64,
+            failovers: handovers
+                .iter()
+                .filter(|h| h.class == SwitchClass::Failover)
+                .count() as u64,
+        }
+    }
+
+    fn add(&mut self, other: Carried) {
+        self.asconfs += other.asconfs;
+        self.handovers += other.handovers;
+        self.failovers += other.failovers;
+    }
 }
 
 impl Default for AssociationTables {
@@ -33,6 +68,7 @@ impl AssociationTables {
             asconf: Rows::new(&schema::ASCONF),
             events: Rows::new(&schema::EVENTS),
             handovers: Rows::new(&schema::handovers()),
+            carried: HashMap::new(),
         }
     }
 
@@ -63,12 +99,41 @@ impl AssociationTables {
     /// Adds one finished association; `capture_point` is the file's (each
     /// handover row carries it: the components depend on it).
     pub fn add(&mut self, r: &AssociationReport, capture_point: CapturePoint) {
-        association_row(&mut self.associations, r);
+        let id = r.association.id;
+        let mut counts = self.carried.remove(&id).unwrap_or_default();
+        counts.add(Carried::of(&r.events, &r.handovers));
+        association_row(&mut self.associations, r, counts);
         path_rows(&mut self.paths, r);
-        asconf_rows(&mut self.asconf, r);
-        event_rows(&mut self.events, r);
-        for h in &r.handovers {
-            handover_row(&mut self.handovers, h, r.association.id, capture_point);
+        self.add_results(id, &r.events, &r.handovers, capture_point);
+    }
+
+    /// Adds the rows of a part of a long association's results handed on
+    /// before it finished; its `associations` and `paths` rows come with
+    /// [`AssociationTables::add`].
+    pub fn add_part(&mut self, part: &AssociationPart, capture_point: CapturePoint) {
+        self.carried
+            .entry(part.association)
+            .or_default()
+            .add(Carried::of(&part.events, &part.handovers));
+        self.add_results(
+            part.association,
+            &part.events,
+            &part.handovers,
+            capture_point,
+        );
+    }
+
+    fn add_results(
+        &mut self,
+        id: AssocId,
+        events: &[Event],
+        handovers: &[Handover],
+        capture_point: CapturePoint,
+    ) {
+        asconf_rows(&mut self.asconf, id, events);
+        event_rows(&mut self.events, id, events, handovers);
+        for h in handovers {
+            handover_row(&mut self.handovers, h, id, capture_point);
         }
     }
 }
@@ -175,7 +240,7 @@ pub fn class_name(c: SwitchClass) -> &'static str {
     }
 }
 
-fn association_row(rows: &mut Rows, r: &AssociationReport) {
+fn association_row(rows: &mut Rows, r: &AssociationReport, counts: Carried) {
     let a = &r.association;
     let start = match a.start {
         sctp_handover::track::assoc::Start::Init => "init",
@@ -190,16 +255,6 @@ fn association_row(rows: &mut Rows, r: &AssociationReport) {
             .collect();
         list.join(";")
     };
-    let asconfs = r
-        .events
-        .iter()
-        .filter(|e| matches!(e.kind, EventKind::Asconf { .. }))
-        .count() as u64;
-    let failovers = r
-        .handovers
-        .iter()
-        .filter(|h| h.class == SwitchClass::Failover)
-        .count() as u64;
     let d = &a.directions;
     rows.u64(u64::from(a.id))
         .text(start)
@@ -225,9 +280,9 @@ fn association_row(rows: &mut Rows, r: &AssociationReport) {
         .u64(d[1].counters().retransmitted_chunks)
         .u64(d[0].counters().user_data_bytes)
         .u64(d[1].counters().user_data_bytes)
-        .u64(asconfs)
-        .u64(r.handovers.len() as u64)
-        .u64(failovers)
+        .u64(counts.asconfs)
+        .u64(counts.handovers)
+        .u64(counts.failovers)
         .u64(
             a.paths
                 .iter()
@@ -274,10 +329,11 @@ fn path_rows(rows: &mut Rows, r: &AssociationReport) {
     }
 }
 
-fn asconf_rows(rows: &mut Rows, r: &AssociationReport) {
+/// An ASCONF's answer is in the same part as the ASCONF (a part holds an
+/// outstanding ASCONF back until its answer came or cannot come).
+fn asconf_rows(rows: &mut Rows, id: AssocId, events: &[Event]) {
     // ASCONF-ACKs by the frame of the ASCONF they answer.
-    let acks: HashMap<u64, &Event> = r
-        .events
+    let acks: HashMap<u64, &Event> = events
         .iter()
         .filter_map(|e| match &e.kind {
             EventKind::AsconfAck {
@@ -287,8 +343,8 @@ fn asconf_rows(rows: &mut Rows, r: &AssociationReport) {
             _ => None,
         })
         .collect();
-    let id = u64::from(r.association.id);
-    for e in &r.events {
+    let id = u64::from(id);
+    for e in events {
         let EventKind::Asconf {
             path,
             sender,
@@ -396,10 +452,12 @@ fn push_event(rows: &mut Rows, assoc: u64, frame: u64, time: Timestamp, kind: &s
     rows.end();
 }
 
-fn event_rows(rows: &mut Rows, r: &AssociationReport) {
-    let id = u64::from(r.association.id);
-    let answered: HashSet<u64> = r
-        .events
+/// A HEARTBEAT's answer is in the same part as the HEARTBEAT (as for
+/// ASCONFs above); a handover's T3 expiries are merged with the events of
+/// the part that holds the handover.
+fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Handover]) {
+    let id = u64::from(id);
+    let answered: HashSet<u64> = events
         .iter()
         .filter_map(|e| match e.kind {
             EventKind::HeartbeatAck {
@@ -412,7 +470,7 @@ fn event_rows(rows: &mut Rows, r: &AssociationReport) {
     // T3 expiries come from the handovers' failover analysis; they are
     // merged in frame order with the tracker's events.
     let mut expiries: Vec<(u64, Timestamp, EventRow)> = Vec::new();
-    for h in &r.handovers {
+    for h in handovers {
         if let Some(f) = &h.failover {
             for x in &f.expiries {
                 expiries.push((
@@ -431,7 +489,7 @@ fn event_rows(rows: &mut Rows, r: &AssociationReport) {
     }
     expiries.sort_by_key(|x| x.0);
     let mut pending = expiries.into_iter().peekable();
-    for e in &r.events {
+    for e in events {
         while let Some((frame, time, _)) = pending.peek() {
             if *frame > e.frame {
                 break;

@@ -80,6 +80,7 @@ impl HandoverEngine {
         let Some(Association {
             directions,
             handovers,
+            handed_on,
             ..
         }) = self.associations.get_mut(&id).map(|a| &mut **a)
         else {
@@ -97,7 +98,7 @@ impl HandoverEngine {
             let switch_acked = acked(p.switch_tsn).is_some();
             match (acked(before), acked(gap), switch_acked) {
                 (Some(l), Some(l1), true) => {
-                    let h = &mut handovers[p.index];
+                    let h = &mut handovers[p.index - *handed_on];
                     h.sequence_gap_tsn = gap;
                     h.total_handover_latency = Component::between(
                         l.point("effective transmission of L"),
@@ -107,7 +108,7 @@ impl HandoverEngine {
                     d.pending.remove(i);
                 }
                 (None, _, true) if d.tsn(before).is_none() => {
-                    let h = &mut handovers[p.index];
+                    let h = &mut handovers[p.index - *handed_on];
                     h.sequence_gap_tsn = gap;
                     h.total_handover_latency =
                         Component::missing("TSN L (before the sequence gap) was not captured");

@@ -48,6 +48,10 @@ pub struct HandoverConfig {
     /// ([`crate::track::limits::Limits::events`]); beyond it they still
     /// drive the metrics but are not kept.
     pub max_events: usize,
+    /// Events an association holds before the settled part of its results
+    /// is handed on ([`PART_EVENTS`]; tests lower it to hand every
+    /// association on in many parts).
+    pub part_events: usize,
 }
 
 impl Default for HandoverConfig {
@@ -57,6 +61,7 @@ impl Default for HandoverConfig {
             anchors: Vec::new(),
             rto_max: None,
             max_events: crate::track::limits::Limits::default().events,
+            part_events: PART_EVENTS,
         }
     }
 }
@@ -82,7 +87,15 @@ pub struct HandoverEngine {
     latest: Option<Handover>,
     /// Events not kept because an association reached `max_events`.
     events_dropped: Hit,
+    /// An association holding `part_events` more events than it held back
+    /// at its last part ([`HandoverEngine::part_due`]).
+    part_due: Option<AssocId>,
 }
+
+/// Events an association holds before the settled part of its results is
+/// handed on ([`HandoverEngine::take_part`]): what a long association keeps
+/// stays bounded instead of growing with its age.
+pub const PART_EVENTS: usize = 4096;
 
 impl HandoverEngine {
     /// Events not kept by the `max_events` cap.
@@ -96,7 +109,60 @@ impl HandoverEngine {
             associations: FxHashMap::default(),
             latest: None,
             events_dropped: Hit::default(),
+            part_due: None,
         }
+    }
+
+    /// The association, if any, whose held events reached
+    /// [`HandoverConfig::part_events`] since it was last asked (then ask
+    /// [`HandoverEngine::take_part`]).
+    pub fn part_due(&mut self) -> Option<AssocId> {
+        self.part_due.take()
+    }
+
+    /// Takes the settled part of an association's results, in the order
+    /// [`HandoverEngine::retire`] would give them: every event held except
+    /// the HEARTBEATs and ASCONFs sent in `open` frames (the tracker's
+    /// outstanding requests, [`crate::track::Tracker::open_requests`]:
+    /// their answers, which the outputs pair with them, may still come),
+    /// and the handovers before the first whose total latency is still
+    /// pending. What stays is handed on later, in the next part or by
+    /// [`HandoverEngine::retire`].
+    pub fn take_part(&mut self, id: AssocId, open: &[u64]) -> (Vec<Event>, Vec<Handover>) {
+        let Some(a) = self.associations.get_mut(&id) else {
+            return (Vec::new(), Vec::new());
+        };
+        let is_open = |e: &Event| {
+            matches!(
+                e.kind,
+                EventKind::Heartbeat { .. } | EventKind::Asconf { .. }
+            ) && open.contains(&e.frame)
+        };
+        let mut events = Vec::with_capacity(a.events.len());
+        let mut kept = Vec::new();
+        // The events after a held one in its frame stay with it, so that
+        // every frame's events keep their order across parts.
+        let mut held_frame = None;
+        for e in a.events.drain(..) {
+            if is_open(&e) {
+                held_frame = Some(e.frame);
+            }
+            if held_frame == Some(e.frame) {
+                kept.push(e);
+            } else {
+                events.push(e);
+            }
+        }
+        a.events = kept;
+        a.held_back = a.events.len();
+        let first_pending = [0, 1]
+            .into_iter()
+            .flat_map(|sender| a.directions[sender].pending.iter().map(|p| p.index))
+            .min()
+            .map_or(a.handovers.len(), |i| i - a.handed_on);
+        let handovers: Vec<Handover> = a.handovers.drain(..first_pending).collect();
+        a.handed_on += handovers.len();
+        (events, handovers)
     }
 
     /// The handover built by the last `DataPathChange` that was a switch.
@@ -241,11 +307,14 @@ impl HandoverEngine {
 impl EventSink for HandoverEngine {
     fn emit(&mut self, event: Event) {
         self.on_event(&event);
-        let max = self.config.max_events;
-        let frame = event.frame;
-        let events = &mut self.assoc(event.association).events;
-        if events.len() < max {
-            crate::compact::push(events, event);
+        let (max, part_events) = (self.config.max_events, self.config.part_events);
+        let (frame, id) = (event.frame, event.association);
+        let a = self.assoc(id);
+        if a.events.len() < max {
+            crate::compact::push(&mut a.events, event);
+            if a.events.len() >= a.held_back.saturating_add(part_events) {
+                self.part_due = Some(id);
+            }
         } else {
             self.events_dropped.record(frame, 1);
         }

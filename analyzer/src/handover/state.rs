@@ -253,9 +253,15 @@ pub(super) struct Association {
     pub(super) mobile: Option<EndpointId>,
     /// This association's events, in emission (frame) order.
     pub(super) events: Vec<Event>,
-    /// Its data path switches, in switch order; pending total latencies
-    /// refer to them by index.
+    /// Its data path switches not yet handed on, in switch order; pending
+    /// total latencies refer to them by index counted from the first
+    /// switch (`handed_on` of them have left).
     pub(super) handovers: Vec<Handover>,
+    /// Handovers already handed on in parts ([`HandoverEngine::take_part`]).
+    pub(super) handed_on: usize,
+    /// Events held back at the last part (their answers could still
+    /// come): the next part is due `PART_EVENTS` events later.
+    pub(super) held_back: usize,
 }
 
 impl HandoverEngine {

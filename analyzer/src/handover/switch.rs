@@ -3,7 +3,7 @@
 
 use super::latency::{self, Pending};
 use super::model::{AsconfExchange, Component, Handover, HandoverWindow, SwitchClass};
-use super::state::{Association, Mark, PathData};
+use super::state::{Association, HeartbeatRecord, Mark, PathData};
 use super::{failover, recognition, HandoverEngine};
 use crate::events::{EndpointId, Event, PathId};
 use crate::time::Nanos;
@@ -234,7 +234,7 @@ impl HandoverEngine {
         };
         *latest = Some(handover.clone());
         let a = associations.get_mut(&id).expect("created above");
-        let index = a.handovers.len();
+        let index = a.handed_on + a.handovers.len();
         a.handovers.push(handover);
         let d = &mut a.directions[sender];
         d.pending.push(Pending {
@@ -264,9 +264,39 @@ impl HandoverEngine {
         // handover: the list stays as short as the association's present.
         if let Some(begin) = a.directions.segments_begin() {
             a.asconfs.retain(|x| x.frame >= begin);
+            prune_heartbeats(&mut a.heartbeats, begin);
         }
         self.resolve_pending(id, sender);
     }
+}
+
+/// Forgets the HEARTBEATs sent before `begin` (where every direction's
+/// current segment began) that no later switch can use: a switch's link
+/// availability recognition looks only inside its segment, and its path
+/// confirmation only at the last answered HEARTBEAT of its new path. Kept
+/// per path: that one, and the last sent, which an answer may still match
+/// (the tracker pairs an answer with the last HEARTBEAT of its path).
+fn prune_heartbeats(heartbeats: &mut Vec<HeartbeatRecord>, begin: u64) {
+    let before = heartbeats.partition_point(|h| h.frame < begin);
+    let mut keep = vec![false; before];
+    let mut last_sent: Vec<PathId> = Vec::new();
+    let mut last_answered: Vec<PathId> = Vec::new();
+    for (i, h) in heartbeats[..before].iter().enumerate().rev() {
+        if !last_sent.contains(&h.path) {
+            last_sent.push(h.path);
+            keep[i] = true;
+        }
+        if h.ack.is_some() && !last_answered.contains(&h.path) {
+            last_answered.push(h.path);
+            keep[i] = true;
+        }
+    }
+    let mut i = 0;
+    heartbeats.retain(|_| {
+        let kept = keep.get(i).copied().unwrap_or(true);
+        i += 1;
+        kept
+    });
 }
 
 /// How a failover seen by the receiver's capture starts its class reason.

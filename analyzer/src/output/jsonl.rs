@@ -5,9 +5,11 @@
 //! A stream is a [`header`] line, then per file: for each association (in
 //! the order they finish) its `association` line, its `handover` lines and
 //! its `event` lines, then the file's `file` line ([`JsonLines::finish`],
-//! or [`failed`] for a file that could not be read).
+//! or [`failed`] for a file that could not be read). A long association's
+//! settled handovers and events come earlier, in parts
+//! ([`crate::analysis::AssociationPart`]), before its `association` line.
 
-use crate::analysis::{AssociationReport, FileReport, ReportSink};
+use crate::analysis::{AssociationPart, AssociationReport, FileReport, ReportSink};
 use serde::Serialize;
 use std::fmt::Display;
 use std::io::{self, Write};
@@ -114,6 +116,15 @@ impl<W: Write> JsonLines<W> {
 }
 
 impl<W: Write> ReportSink for JsonLines<W> {
+    fn part(&mut self, part: AssociationPart) {
+        for h in &part.handovers {
+            self.record("handover", h);
+        }
+        for e in &part.events {
+            self.record("event", e);
+        }
+    }
+
     fn association(&mut self, report: AssociationReport) {
         self.record("association", &report.association);
         for h in &report.handovers {

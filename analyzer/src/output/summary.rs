@@ -7,7 +7,7 @@
 //! writes the file header and totals, the associations shown in id order,
 //! the handover table, and how many associations were left out.
 
-use crate::analysis::{AssociationReport, FileAnalysis, FileReport, ReportSink};
+use crate::analysis::{AssociationPart, AssociationReport, FileAnalysis, FileReport, ReportSink};
 use crate::events::{AddressSource, AssocId, Event, EventKind};
 use crate::handover::{Handover, SwitchClass};
 use crate::time::{Nanos, Timestamp};
@@ -54,33 +54,17 @@ struct Anomalies {
 }
 
 impl Anomalies {
-    fn of<'e>(a: &Association, events: impl Iterator<Item = &'e Event>) -> Self {
-        let mut asked: FxHashSet<(usize, u32)> = FxHashSet::default();
-        let mut answered: FxHashSet<u32> = FxHashSet::default();
-        for e in events {
-            match &e.kind {
-                EventKind::Asconf { sender, serial, .. } => {
-                    asked.insert((*sender, *serial));
-                }
-                EventKind::AsconfAck {
-                    serial,
-                    request_frame: Some(_),
-                    ..
-                } => {
-                    answered.insert(*serial);
-                }
-                _ => {}
-            }
-        }
+    fn of(a: &Association, g: &Gathered) -> Self {
         Anomalies {
             inactive_paths: a
                 .paths
                 .iter()
                 .filter(|p| p.inactive_transitions > 0)
                 .count(),
-            unanswered_asconfs: asked
+            unanswered_asconfs: g
+                .asked
                 .iter()
-                .filter(|(_, serial)| !answered.contains(serial))
+                .filter(|(_, serial)| !g.answered.contains(serial))
                 .count(),
             malformed_chunks: a.malformed_chunks,
             aborted: a.end == Some("abort"),
@@ -115,11 +99,94 @@ impl Anomalies {
 /// Associations whose details the summary shows without `--all`.
 const SHOWN_AT_MOST: usize = 100;
 
+/// Event lines and handover rows shown per association: a long
+/// association's thousands are read as tables, and the summary's memory
+/// stays bounded.
+const LINES_AT_MOST: usize = 1000;
+
+/// What the summary knows of an association from the parts handed on
+/// before it finished ([`ReportSink::part`]), then from its report.
+#[derive(Default)]
+struct Gathered {
+    /// ASCONFs by (sender, serial), and the serials answered.
+    asked: FxHashSet<(usize, u32)>,
+    answered: FxHashSet<u32>,
+    switches: usize,
+    failovers: usize,
+    /// Rendered event lines by frame (the first `LINES_AT_MOST`), and how
+    /// many more there were.
+    lines: Vec<(u64, String)>,
+    lines_left_out: usize,
+    /// Handover table rows (the first `LINES_AT_MOST`), and how many more.
+    rows: Vec<(u64, AssocId, String)>,
+    rows_left_out: usize,
+}
+
+impl Gathered {
+    /// Counts what decides whether the association is shown.
+    fn count<'e, 'h>(
+        &mut self,
+        events: impl Iterator<Item = &'e Event>,
+        handovers: impl Iterator<Item = &'h Handover>,
+    ) {
+        for e in events {
+            match &e.kind {
+                EventKind::Asconf { sender, serial, .. } => {
+                    self.asked.insert((*sender, *serial));
+                }
+                EventKind::AsconfAck {
+                    serial,
+                    request_frame: Some(_),
+                    ..
+                } => {
+                    self.answered.insert(*serial);
+                }
+                _ => {}
+            }
+        }
+        for h in handovers {
+            self.switches += 1;
+            if h.class == SwitchClass::Failover {
+                self.failovers += 1;
+            }
+        }
+    }
+
+    /// Renders what the association's section shows.
+    fn render<'e, 'h>(
+        &mut self,
+        origin: Option<Timestamp>,
+        events: impl Iterator<Item = &'e Event>,
+        handovers: impl Iterator<Item = &'h Handover>,
+    ) {
+        for e in events {
+            let Some(line) = event_line(e, origin) else {
+                continue;
+            };
+            if self.lines.len() < LINES_AT_MOST {
+                self.lines.push((e.frame, line));
+            } else {
+                self.lines_left_out += 1;
+            }
+        }
+        for h in handovers {
+            if self.rows.len() < LINES_AT_MOST {
+                self.rows
+                    .push((h.switch_frame, h.association, handover_row(h)));
+            } else {
+                self.rows_left_out += 1;
+            }
+        }
+    }
+}
+
 /// One association's rendered section and handover table rows.
 struct Section {
     id: AssocId,
     text: String,
     rows: Vec<(u64, AssocId, String)>,
+    /// Handover rows not shown (beyond `LINES_AT_MOST`).
+    rows_left_out: usize,
 }
 
 impl PartialEq for Section {
@@ -153,6 +220,8 @@ pub struct Summary {
     /// Rendered sections of the associations shown (a max-heap by id, so
     /// that the highest is dropped when more than SHOWN_AT_MOST qualify).
     sections: std::collections::BinaryHeap<Section>,
+    /// Associations alive that handed on parts of their results.
+    gathered: FxHashMap<AssocId, Gathered>,
 }
 
 impl Summary {
@@ -168,6 +237,7 @@ impl Summary {
             anomalous: 0,
             interesting: 0,
             sections: std::collections::BinaryHeap::new(),
+            gathered: FxHashMap::default(),
         }
     }
 
@@ -177,18 +247,15 @@ impl Summary {
         H: Iterator<Item = &'h Handover> + Clone,
     {
         self.associations += 1;
-        let anomalies = Anomalies::of(a, events.clone());
-        let switches = handovers.clone().count();
-        let failovers = handovers
-            .clone()
-            .filter(|h| h.class == SwitchClass::Failover)
-            .count();
-        self.handovers += switches as u64;
-        self.failovers += failovers as u64;
+        let mut g = self.gathered.remove(&a.id).unwrap_or_default();
+        g.count(events.clone(), handovers.clone());
+        let anomalies = Anomalies::of(a, &g);
+        self.handovers += g.switches as u64;
+        self.failovers += g.failovers as u64;
         if anomalies.any() {
             self.anomalous += 1;
         }
-        let interesting = switches > 0 || anomalies.any();
+        let interesting = g.switches > 0 || anomalies.any();
         if interesting {
             self.interesting += 1;
         }
@@ -205,16 +272,29 @@ impl Summary {
                 _ => return,
             }
         }
+        g.render(self.origin, events, handovers);
+        // Lines held back for their answers came in a later part.
+        g.lines.sort_by_key(|(frame, _)| *frame);
         let mut text = String::new();
-        association(&mut text, self.origin, a, &anomalies, events)
+        association(&mut text, a, &anomalies).expect("writing to a String cannot fail");
+        for (_, line) in &g.lines {
+            text.push_str(line);
+            text.push('\n');
+        }
+        if g.lines_left_out > 0 {
+            let n = g.lines_left_out;
+            writeln!(
+                text,
+                "  … and {n} more event{} (--format json and --out list every one)",
+                if n == 1 { "" } else { "s" }
+            )
             .expect("writing to a String cannot fail");
-        let rows = handovers
-            .map(|h| (h.switch_frame, h.association, handover_row(h)))
-            .collect();
+        }
         self.sections.push(Section {
             id: a.id,
             text,
-            rows,
+            rows: g.rows,
+            rows_left_out: g.rows_left_out,
         });
     }
 
@@ -246,6 +326,15 @@ impl Summary {
         rows.sort_by_key(|(frame, id, _)| (*frame, *id));
         let mut s = String::new();
         handover_table(&mut s, file, &rows).expect("writing to a String cannot fail");
+        let rows_left_out: usize = sections.iter().map(|x| x.rows_left_out).sum();
+        if rows_left_out > 0 {
+            writeln!(
+                s,
+                "  … and {rows_left_out} more handover{} of the associations above (--format json and --out list every one)",
+                if rows_left_out == 1 { "" } else { "s" }
+            )
+            .expect("writing to a String cannot fail");
+        }
         let shown = sections.len() as u64;
         let plain = self.associations - self.interesting;
         let interesting_hidden = self.interesting - shown.min(self.interesting);
@@ -273,6 +362,12 @@ impl Summary {
 impl ReportSink for Summary {
     fn first_frame(&mut self, time: Timestamp) {
         self.origin = Some(time);
+    }
+
+    fn part(&mut self, part: AssociationPart) {
+        let g = self.gathered.entry(part.association).or_default();
+        g.count(part.events.iter(), part.handovers.iter());
+        g.render(self.origin, part.events.iter(), part.handovers.iter());
     }
 
     fn association(&mut self, report: AssociationReport) {
@@ -434,13 +529,7 @@ fn handover_table(
     Ok(())
 }
 
-fn association<'e>(
-    s: &mut String,
-    origin: Option<Timestamp>,
-    a: &Association,
-    anomalies: &Anomalies,
-    events: impl Iterator<Item = &'e Event>,
-) -> std::fmt::Result {
+fn association(s: &mut String, a: &Association, anomalies: &Anomalies) -> std::fmt::Result {
     let start = match a.start {
         Start::Init => "INIT",
         Start::InitAck => "INIT ACK (INIT not captured)",
@@ -562,85 +651,85 @@ fn association<'e>(
             writeln!(s, "    new DATA on: {}", segs.join(", "))?;
         }
     }
-    for e in events {
-        match &e.kind {
-            EventKind::Asconf {
-                serial,
-                requests,
-                sender,
-                ..
-            } => {
-                let reqs: Vec<String> = requests
-                    .iter()
-                    .map(|r| format!("{} {} (corr {})", r.op.name(), r.address, r.correlation_id))
-                    .collect();
-                writeln!(
-                    s,
-                    "  frame {:>6} t={} ASCONF serial {} from endpoint {}: {}",
-                    e.frame,
-                    rel(e.time, origin),
-                    serial,
-                    sender,
-                    reqs.join(", ")
-                )?;
-            }
-            EventKind::AsconfAck {
-                serial,
-                request_frame,
-                rtt_ms,
-                results,
-                ..
-            } => {
-                let res: Vec<String> = results
-                    .iter()
-                    .map(|r| {
-                        format!(
-                            "{} {}: {:?}{}",
-                            r.op.name(),
-                            r.address,
-                            r.outcome,
-                            r.error_cause.map_or(String::new(), |c| format!(" ({c})"))
-                        )
-                    })
-                    .collect();
-                writeln!(
-                    s,
-                    "  frame {:>6} t={} ASCONF-ACK serial {} for frame {} (RTT {} ms): {}",
-                    e.frame,
-                    rel(e.time, origin),
-                    serial,
-                    request_frame.map_or_else(|| "?".into(), |r| r.to_string()),
-                    rtt_ms.map_or_else(|| "-".into(), |r| format!("{r:.3}")),
-                    res.join(", ")
-                )?;
-            }
-            EventKind::DataPathChange {
-                sender,
-                from_path: Some(from),
-                to_path,
-                tsn,
-            } => {
-                writeln!(
-                    s,
-                    "  frame {:>6} t={} new DATA from endpoint {} moves from path {} to path {} (TSN {})",
-                    e.frame,
-                    rel(e.time, origin),
-                    sender,
-                    from,
-                    to_path,
-                    tsn
-                )?;
-            }
-            EventKind::PathInactive { path, error_count } => writeln!(
-                s,
-                "  frame {:>6} t={} path {} inferred inactive after {} consecutive errors",
+    Ok(())
+}
+
+/// The summary's line for an event it lists (ASCONF, ASCONF-ACK, data
+/// path switch, path inferred inactive), without its newline.
+fn event_line(e: &Event, origin: Option<Timestamp>) -> Option<String> {
+    let line = match &e.kind {
+        EventKind::Asconf {
+            serial,
+            requests,
+            sender,
+            ..
+        } => {
+            let reqs: Vec<String> = requests
+                .iter()
+                .map(|r| format!("{} {} (corr {})", r.op.name(), r.address, r.correlation_id))
+                .collect();
+            format!(
+                "  frame {:>6} t={} ASCONF serial {} from endpoint {}: {}",
                 e.frame,
                 rel(e.time, origin),
-                path,
-                error_count
-            )?,
-            _ => {}
+                serial,
+                sender,
+                reqs.join(", ")
+            )
         }
-    }
-    Ok(())
+        EventKind::AsconfAck {
+            serial,
+            request_frame,
+            rtt_ms,
+            results,
+            ..
+        } => {
+            let res: Vec<String> = results
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} {}: {:?}{}",
+                        r.op.name(),
+                        r.address,
+                        r.outcome,
+                        r.error_cause.map_or(String::new(), |c| format!(" ({c})"))
+                    )
+                })
+                .collect();
+            format!(
+                "  frame {:>6} t={} ASCONF-ACK serial {} for frame {} (RTT {} ms): {}",
+                e.frame,
+                rel(e.time, origin),
+                serial,
+                request_frame.map_or_else(|| "?".into(), |r| r.to_string()),
+                rtt_ms.map_or_else(|| "-".into(), |r| format!("{r:.3}")),
+                res.join(", ")
+            )
+        }
+        EventKind::DataPathChange {
+            sender,
+            from_path: Some(from),
+            to_path,
+            tsn,
+        } => {
+            format!(
+                "  frame {:>6} t={} new DATA from endpoint {} moves from path {} to path {} (TSN {})",
+                e.frame,
+                rel(e.time, origin),
+                sender,
+                from,
+                to_path,
+                tsn
+            )
+        }
+        EventKind::PathInactive { path, error_count } => format!(
+            "  frame {:>6} t={} path {} inferred inactive after {} consecutive errors",
+            e.frame,
+            rel(e.time, origin),
+            path,
+            error_count
+        ),
+        _ => return None,
+    };
+    Some(line)
 }

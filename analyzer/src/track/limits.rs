@@ -12,7 +12,7 @@ use serde::Serialize;
 /// core-network capture: a million live associations, 64 paths per
 /// association and 64 addresses per endpoint (RFC 9260 gives no limit,
 /// real multihoming uses a handful), 2^20 outstanding TSNs per direction,
-/// a million events kept per association until it is finished.
+/// a million events of one association held at once until written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Associations alive at once; a packet that would start another is
@@ -28,8 +28,10 @@ pub struct Limits {
     /// older ones are forgotten (their retransmissions are then not matched
     /// to a first transmission).
     pub tsn_window: usize,
-    /// Events of one association kept until it is finished (for outputs
-    /// and tables); its metrics are still computed from all of them.
+    /// Events of one association held at once until they are handed to
+    /// the outputs (a long association hands them on in parts,
+    /// [`crate::handover::PART_EVENTS`]); its metrics are still computed
+    /// from all of them.
     pub events: usize,
 }
 

@@ -72,6 +72,17 @@ impl Tracker {
         self.associations.len()
     }
 
+    /// The frames of the HEARTBEATs and ASCONFs of an association that an
+    /// answer could still match (the tracker's outstanding requests): the
+    /// results that depend on those answers are not settled yet.
+    pub fn open_requests(&self, id: AssocId, frames: &mut Vec<u64>) {
+        frames.clear();
+        if let Some(a) = self.associations.get(id) {
+            frames.extend(a.pending_heartbeats.iter().map(|h| h.frame));
+            frames.extend(a.pending_asconfs.iter().map(|x| x.frame));
+        }
+    }
+
     /// Entries in each table, for tests and diagnostics.
     pub fn footprint(&self) -> Footprint {
         Footprint {

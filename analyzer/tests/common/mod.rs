@@ -103,6 +103,31 @@ pub fn sample(name: &str, side: &str) -> PathBuf {
         .join(format!("{side}.pcap"))
 }
 
+/// `shared/public-captures` beside the repository clone (as on CI).
+pub fn public_captures_dir() -> PathBuf {
+    let dir = repo_root().join("../shared/public-captures");
+    assert!(
+        dir.join("INDEX.tsv").is_file(),
+        "public captures not found: expected {}/INDEX.tsv (the shared directory \
+         `shared/public-captures` beside the repository clone)",
+        dir.display()
+    );
+    dir
+}
+
+/// Every capture INDEX.tsv lists in [`public_captures_dir`].
+pub fn public_capture_files() -> Vec<PathBuf> {
+    let dir = public_captures_dir();
+    let index = std::fs::read_to_string(dir.join("INDEX.tsv")).expect("read INDEX.tsv");
+    index
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').next())
+        .filter(|f| !f.is_empty())
+        .map(|f| dir.join("files").join(f))
+        .collect()
+}
+
 /// Every (scenario, side) capture shipped in sample-captures/.
 pub fn all_samples() -> Vec<PathBuf> {
     let mut out = Vec::new();

@@ -1,0 +1,107 @@
+//! A long association hands its settled results on in parts before it is
+//! finished (memory stays bounded by what is alive): the parts and the
+//! finished association together give the outputs exactly what the whole
+//! association gives them. Checked on every sample and public capture with
+//! a part taken after every frame that adds an event, against no parts.
+
+mod common;
+
+use sctp_handover::analysis::{
+    analyze_stream, AnalysisOptions, AssociationPart, AssociationReport, FileReport, ReportSink,
+};
+use sctp_handover::output::jsonl::JsonLines;
+use sctp_handover::output::summary::Summary;
+use sctp_handover::time::Timestamp;
+use std::path::{Path, PathBuf};
+
+/// A sink that counts the parts it passes on.
+struct Counted<S> {
+    sink: S,
+    parts: u64,
+}
+
+impl<S: ReportSink> ReportSink for Counted<S> {
+    fn first_frame(&mut self, time: Timestamp) {
+        self.sink.first_frame(time);
+    }
+    fn part(&mut self, part: AssociationPart) {
+        assert!(
+            !part.events.is_empty() || !part.handovers.is_empty(),
+            "an empty part was handed on"
+        );
+        self.parts += 1;
+        self.sink.part(part);
+    }
+    fn association(&mut self, report: AssociationReport) {
+        self.sink.association(report);
+    }
+}
+
+fn run<S: ReportSink>(path: &Path, part_events: usize, sink: S) -> (S, FileReport, u64) {
+    let mut options = AnalysisOptions::default();
+    options.handover.part_events = part_events;
+    let mut counted = Counted { sink, parts: 0 };
+    let file = analyze_stream(path, &options, &mut counted)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (counted.sink, file, counted.parts)
+}
+
+/// The JSON lines (sorted: parts change their order, not their content),
+/// the text summary and the number of parts.
+fn outputs(path: &Path, part_events: usize) -> (Vec<String>, String, u64) {
+    let (json, file, parts) = run(path, part_events, JsonLines::new(Vec::new(), path));
+    let json = json.finish(&file).expect("writing to memory");
+    let mut lines: Vec<String> = String::from_utf8(json)
+        .expect("JSON is UTF-8")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines.sort();
+    let (summary, file, _) = run(path, part_events, Summary::new(true));
+    let mut text = Vec::new();
+    summary.finish(&file, &mut text).expect("writing to memory");
+    (
+        lines,
+        String::from_utf8(text).expect("the summary is UTF-8"),
+        parts,
+    )
+}
+
+fn captures() -> Vec<PathBuf> {
+    let mut all = common::all_samples();
+    all.extend(common::public_capture_files());
+    all
+}
+
+#[test]
+fn parts_give_the_outputs_what_the_whole_association_gives() {
+    let mut with_parts = 0;
+    let mut parts_total = 0;
+    for path in captures() {
+        let (whole_json, whole_text, no_parts) = outputs(&path, usize::MAX);
+        assert_eq!(no_parts, 0, "{}: parts without a threshold", path.display());
+        let (json, text, parts) = outputs(&path, 1);
+        assert_eq!(
+            json,
+            whole_json,
+            "{}: JSON lines differ with parts",
+            path.display()
+        );
+        assert_eq!(
+            text,
+            whole_text,
+            "{}: summary differs with parts",
+            path.display()
+        );
+        if parts > 0 {
+            with_parts += 1;
+            parts_total += parts;
+        }
+    }
+    // Parts were taken at all: every capture with an association that
+    // lives past its first events hands some on.
+    assert!(
+        with_parts >= 50,
+        "only {with_parts} captures were handed on in parts ({parts_total} parts)"
+    );
+}
