@@ -16,7 +16,7 @@ impl Direction {
     /// DATA on the failed path after its last expiry restarts its T3 timer
     /// (new DATA, or a retransmission sent on the failed path itself).
     pub(super) fn note_timer_restart(&mut self, path: PathId, mark: Mark) {
-        if let Some((failed, e)) = self.expiries.back_mut() {
+        if let Some((failed, e, _)) = self.expiries.back_mut() {
             if *failed == path && e.timer_restart.is_none() && mark.time >= e.time {
                 e.timer_restart = Some(mark.point("DATA restarting the T3 timer"));
             }
@@ -30,21 +30,19 @@ impl Direction {
         old: PathId,
         old_data: &PathData,
     ) -> (Vec<Expiry>, Option<Point>) {
-        let expiries: Vec<Expiry> = self
-            .expiries
-            .iter()
-            .filter(|(p, e)| {
+        let charged = || {
+            self.expiries.iter().filter(|(p, e, _)| {
                 *p == old
                     && old_data
                         .first_in_segment
                         .is_some_and(|f| e.frame >= f.frame)
             })
-            .map(|(_, e)| e.clone())
-            .collect();
-        let first_unanswered = expiries
-            .first()
-            .and_then(|e| self.tsn(e.first_tsn))
-            .map(|info| info.first.point("first unanswered transmission"));
+        };
+        let expiries: Vec<Expiry> = charged().map(|(_, e, _)| e.clone()).collect();
+        let first_unanswered = charged()
+            .next()
+            .and_then(|(_, _, first)| *first)
+            .map(|first| first.point("first unanswered transmission"));
         (expiries, first_unanswered)
     }
 }
@@ -64,15 +62,18 @@ impl HandoverEngine {
         error_count: u32,
     ) {
         let d = &mut self.assoc(association).directions[sender];
-        let latest = d.expiries.iter_mut().rev().find(|(p, _)| *p == failed);
+        let latest = d.expiries.iter_mut().rev().find(|(p, _, _)| *p == failed);
         match latest {
-            Some((_, e)) if !new_expiry => {
+            Some((_, e, _)) if !new_expiry => {
                 e.retransmissions += 1;
             }
             _ => {
                 if d.expiries.len() == EXPIRY_HISTORY {
                     d.expiries.pop_front();
                 }
+                // Its original transmission, looked up now: the TSN history
+                // keeps only what later switches still need.
+                let first_transmission = d.tsn(tsn).map(|info| info.first);
                 d.expiries.push_back((
                     failed,
                     Expiry {
@@ -83,6 +84,7 @@ impl HandoverEngine {
                         timer_restart: None,
                         error_count,
                     },
+                    first_transmission,
                 ));
             }
         }

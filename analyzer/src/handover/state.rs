@@ -11,8 +11,23 @@ use std::net::IpAddr;
 use std::ops::{Index, IndexMut};
 
 /// TSNs whose transmission/acknowledgement times are remembered per
-/// direction for the total handover latency.
+/// direction for the total handover latency, at most: only those a switch
+/// may still ask about are kept ([`Direction::forget_settled`]), so the
+/// history is usually as short as the data in flight; this bounds it
+/// when acknowledgements are not captured.
 const TSN_HISTORY: usize = 1 << 16;
+
+/// The newest TSNs of a direction always kept, acknowledged or not: a T3
+/// expiry looks up the original transmission of the TSN it retransmits,
+/// which the capture may have seen acknowledged already (the SACK was lost
+/// after the capture point).
+const TSN_RECENT: u32 = 4096;
+
+/// `a` comes before `b` in TSN serial order (RFC 9260 §1.6, serial number
+/// arithmetic).
+fn tsn_before(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
+}
 
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Mark {
@@ -75,7 +90,12 @@ pub(super) struct Direction {
     pub(super) at_last_new: Counters,
     tsn_base: u32,
     tsns: VecDeque<Option<TsnInfo>>,
-    pub(super) expiries: VecDeque<(PathId, Expiry)>,
+    /// No TSN of the history below this one is still waiting for its
+    /// acknowledgement.
+    first_unacked: u32,
+    /// T3 expiries by the path charged, with the original transmission
+    /// of the TSN that timed out.
+    pub(super) expiries: VecDeque<(PathId, Expiry, Option<Mark>)>,
     pub(super) pending: Vec<Pending>,
 }
 
@@ -92,6 +112,7 @@ impl Direction {
         at_last_new: Counters::ZERO,
         tsn_base: 0,
         tsns: VecDeque::new(),
+        first_unacked: 0,
         expiries: VecDeque::new(),
         pending: Vec::new(),
     };
@@ -115,15 +136,66 @@ impl Direction {
         self.tsns.get_mut(i).and_then(|t| t.as_mut())
     }
 
+    /// The lowest TSN a switch may still ask about: total handover
+    /// latency needs, for each switch still waiting and for the next one,
+    /// the TSN of its sequence gap (L+1: its lowest retransmitted TSN, or
+    /// its switch TSN; a later retransmission can lower it to any TSN not
+    /// yet acknowledged) and the one before it (L); a T3 expiry, the TSN it
+    /// retransmits (not yet acknowledged, or among the `TSN_RECENT`).
+    fn lowest_needed(&mut self) -> u32 {
+        let end = self.tsn_base.wrapping_add(self.tsns.len() as u32);
+        let mut cursor = self.first_unacked;
+        if tsn_before(cursor, self.tsn_base) {
+            cursor = self.tsn_base;
+        }
+        // A TSN not in the history (never seen as new DATA) answers the
+        // same whether it is forgotten or not; an acknowledged one can no
+        // longer become a gap.
+        while tsn_before(cursor, end) {
+            match self.tsn(cursor) {
+                Some(info) if info.effective.is_none() => break,
+                _ => cursor = cursor.wrapping_add(1),
+            }
+        }
+        self.first_unacked = cursor;
+        let mut lowest = cursor;
+        let gaps = self
+            .pending
+            .iter()
+            .flat_map(|p| [Some(p.switch_tsn), p.lowest_retransmitted]);
+        let recent = end.wrapping_sub(TSN_RECENT);
+        for gap in gaps
+            .chain([self.segment_lowest_retransmitted, Some(recent)])
+            .flatten()
+        {
+            if tsn_before(gap, lowest) {
+                lowest = gap;
+            }
+        }
+        lowest.wrapping_sub(1)
+    }
+
     pub(super) fn record_new(&mut self, tsn: u32, info: TsnInfo) {
         if self.tsns.is_empty() {
             self.tsn_base = tsn;
+            self.first_unacked = tsn;
+        } else {
+            // Forget what no switch can ask about any more.
+            let lowest = self.lowest_needed();
+            while tsn_before(self.tsn_base, lowest) && !self.tsns.is_empty() {
+                self.tsns.pop_front();
+                self.tsn_base = self.tsn_base.wrapping_add(1);
+            }
+            if self.tsns.is_empty() {
+                self.tsn_base = tsn;
+            }
         }
         let end = self.tsn_base.wrapping_add(self.tsns.len() as u32);
         let skip = tsn.wrapping_sub(end) as usize;
         if skip >= TSN_HISTORY {
             self.tsns.clear();
             self.tsn_base = tsn;
+            self.first_unacked = tsn;
         } else {
             // Drop what falls out of the window before adding, so that the
             // deque never holds (nor allocates room for) more than
