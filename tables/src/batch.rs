@@ -16,8 +16,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 /// Rows buffered per input before they are written as a batch (bounds the
-/// memory of an input with very many associations).
-pub const FLUSH_ROWS: usize = 16 * 1024;
+/// memory of an input with very many associations: about 650 bytes a row
+/// while buffered, under 3 MB). Each batch is a Parquet row group.
+pub const FLUSH_ROWS: usize = 4 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct BatchConfig {

@@ -167,6 +167,11 @@ mod tests {
         );
         assert_eq!(temporary_owner(Path::new("x/part-ab.parquet")), None);
         assert_eq!(part_key(Path::new("x/part-ab.parquet")), Some("ab"));
+        assert_eq!(part_key(Path::new("x/part-ab.1.parquet")), Some("ab"));
+        assert_eq!(
+            temporary_owner(Path::new("x/.part-ab.1.parquet.123.tmp")),
+            Some(123)
+        );
         assert_eq!(part_key(Path::new("x/.part-ab.parquet.123.tmp")), None);
         assert_eq!(part_key(Path::new("x/notes.txt")), None);
     }

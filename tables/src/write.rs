@@ -179,37 +179,100 @@ enum Sink {
     Json(polars::io::json::BatchedWriter<SharedFile>),
 }
 
-/// One table's part file for one input, written in batches.
+/// Batches (Parquet row groups) per part file: a Parquet writer keeps the
+/// metadata of every row group it wrote until the file's footer (about
+/// 2 KB per column and row group in polars), so an input with more goes on
+/// in another file, `part-<key>.1.<ext>`, and so on: memory stays bounded
+/// however many rows an input has.
+pub const BATCHES_PER_FILE: usize = 16;
+
+/// One table's part for one input, written in batches: `part-<key>.<ext>`,
+/// continued in `part-<key>.<n>.<ext>` after [`BATCHES_PER_FILE`] batches.
 pub struct PartWriter {
+    /// The current file: its hidden temporary and its final name.
     temp: PathBuf,
     path: PathBuf,
+    /// The first file's final name (the others are numbered after it).
+    first: PathBuf,
+    /// Files completed, still under their temporary name: (temporary,
+    /// final), renamed into place together by `finish`.
+    completed: Vec<(PathBuf, PathBuf)>,
     format: TableFormat,
     sink: Option<Sink>,
     file: Option<SharedFile>,
+    batches: usize,
     rows_written: u64,
 }
 
+/// The hidden sibling a part file is written to (readers skip names
+/// starting with '.') until it is complete.
+fn temporary(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// `part-<key>.<ext>` → `part-<key>.<n>.<ext>`.
+fn numbered(first: &Path, n: usize) -> PathBuf {
+    let stem = first
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ext = first
+        .extension()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    first.with_file_name(format!("{stem}.{n}.{ext}"))
+}
+
 impl PartWriter {
-    /// `path` is the final name; the part is written to a hidden sibling
-    /// (readers skip names starting with '.') and renamed by `finish`.
+    /// `path` is the final name of the first file; files are written to a
+    /// hidden sibling and renamed by `finish`.
     pub fn new(path: PathBuf, format: TableFormat) -> Self {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
         PartWriter {
-            temp,
+            temp: temporary(&path),
+            first: path.clone(),
             path,
+            completed: Vec::new(),
             format,
             sink: None,
             file: None,
+            batches: 0,
             rows_written: 0,
         }
     }
 
+    /// Completes the current file (its footer) under its temporary name;
+    /// the next batch starts the next file.
+    fn complete_file(&mut self) -> anyhow::Result<()> {
+        match self.sink.take() {
+            Some(Sink::Parquet(w)) => {
+                w.finish()?;
+            }
+            Some(Sink::Csv(mut w)) => w.finish()?,
+            Some(Sink::Json(_)) | None => {}
+        }
+        // No fsync: the rename makes a killed run safe (the page cache
+        // outlives the process), and a sync per part costs more than the
+        // analysis (docs/tables.md, "The dataset").
+        if let Some(mut file) = self.file.take() {
+            file.flush()
+                .with_context(|| format!("cannot write {}", self.temp.display()))?;
+        }
+        self.completed.push((self.temp.clone(), self.path.clone()));
+        self.batches = 0;
+        self.path = numbered(&self.first, self.completed.len());
+        self.temp = temporary(&self.path);
+        Ok(())
+    }
+
     /// Writes `rows` (and clears them).
     pub fn write(&mut self, rows: &mut Rows, provenance: &Provenance) -> anyhow::Result<()> {
+        if self.sink.is_some() && self.batches >= BATCHES_PER_FILE && !rows.is_empty() {
+            self.complete_file()?;
+        }
         let mut df = frame(rows, provenance).context("building a table batch")?;
         df.rechunk_mut();
         if self.sink.is_none() {
@@ -245,6 +308,7 @@ impl PartWriter {
             None => {}
         }
         self.rows_written += df.height() as u64;
+        self.batches += 1;
         rows.clear();
         Ok(())
     }
@@ -255,32 +319,23 @@ impl PartWriter {
         if self.sink.is_none() || !rows.is_empty() {
             self.write(rows, provenance)?;
         }
-        match self.sink.take() {
-            Some(Sink::Parquet(w)) => {
-                w.finish()?;
+        self.complete_file()?;
+        let files = self.completed.len();
+        for (temp, path) in std::mem::take(&mut self.completed) {
+            std::fs::rename(&temp, &path).with_context(|| {
+                format!("cannot rename {} to {}", temp.display(), path.display())
+            })?;
+        }
+        // Files an earlier run wrote beyond these are not this part's.
+        let mut n = files;
+        loop {
+            let stale = numbered(&self.first, n);
+            if std::fs::remove_file(&stale).is_err() {
+                break;
             }
-            Some(Sink::Csv(mut w)) => w.finish()?,
-            Some(Sink::Json(_)) | None => {}
+            n += 1;
         }
-        // No fsync: the rename makes a killed run safe (the page cache
-        // outlives the process), and a sync per part costs more than the
-        // analysis (docs/tables.md, "The dataset").
-        if let Some(mut file) = self.file.take() {
-            file.flush()
-                .with_context(|| format!("cannot write {}", self.temp.display()))?;
-        }
-        std::fs::rename(&self.temp, &self.path).with_context(|| {
-            format!(
-                "cannot rename {} to {}",
-                self.temp.display(),
-                self.path.display()
-            )
-        })?;
         Ok(self.rows_written)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 }
 
@@ -290,5 +345,100 @@ impl Drop for PartWriter {
         if self.sink.is_some() {
             let _ = std::fs::remove_file(&self.temp);
         }
+        for (temp, _) in &self.completed {
+            let _ = std::fs::remove_file(temp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{self, Ty};
+
+    /// `n` rows of the events table whose first column counts from `first`.
+    fn events(n: u64, first: u64) -> Rows {
+        let mut rows = Rows::new(&schema::EVENTS);
+        for i in 0..n {
+            for (c, col) in schema::EVENTS.columns.iter().enumerate() {
+                match col.ty {
+                    Ty::U64 if c == 0 => rows.u64(first + i),
+                    Ty::U64 => rows.u64(None),
+                    Ty::F64 => rows.f64(None),
+                    Ty::Str => rows.str(None::<String>),
+                    Ty::Bool => rows.bool(None),
+                    Ty::Time => rows.time(None),
+                    Ty::I64 => panic!("the events table has no Int64 column"),
+                };
+            }
+            rows.end();
+        }
+        rows
+    }
+
+    fn write_part(path: &Path, batches: u64) -> u64 {
+        let provenance = Provenance {
+            source: "x.pcap".into(),
+            scenario: None,
+            repetition: None,
+            capture_side: None,
+            params: Vec::new(),
+        };
+        let mut writer = PartWriter::new(path.to_owned(), TableFormat::Parquet);
+        for b in 0..batches {
+            writer
+                .write(&mut events(3, 3 * b), &provenance)
+                .expect("write a batch");
+        }
+        writer
+            .finish(&mut events(0, 0), &provenance)
+            .expect("finish the part")
+    }
+
+    fn files(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("list the table")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_long_part_goes_on_in_numbered_files_and_a_shorter_rerun_removes_the_extra_ones() {
+        let root = std::env::temp_dir().join(format!("sctpho-part-files-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let table = root.join("events");
+        std::fs::create_dir_all(&table).expect("create the table directory");
+        let path = table.join("part-k.parquet");
+
+        let batches = 2 * BATCHES_PER_FILE as u64 + 3;
+        assert_eq!(write_part(&path, batches), 3 * batches);
+        assert_eq!(
+            files(&table),
+            ["part-k.1.parquet", "part-k.2.parquet", "part-k.parquet"]
+        );
+        let df = crate::read::read_table(&root, "events")
+            .expect("read the table back")
+            .expect("rows");
+        assert_eq!(df.height() as u64, 3 * batches);
+        let mut first: Vec<Option<u64>> = df
+            .column("association")
+            .expect("the association column")
+            .u64()
+            .expect("the association column is UInt64")
+            .iter()
+            .collect();
+        first.sort_unstable();
+        let expected: Vec<Option<u64>> = (0..3 * batches).map(Some).collect();
+        assert_eq!(first, expected);
+
+        assert_eq!(write_part(&path, 2), 6);
+        assert_eq!(files(&table), ["part-k.parquet"]);
+        let df = crate::read::read_table(&root, "events")
+            .expect("read the table back")
+            .expect("rows");
+        assert_eq!(df.height(), 6);
+        std::fs::remove_dir_all(&root).expect("clean up");
     }
 }
