@@ -332,7 +332,7 @@ pub(super) struct Association {
     /// Handovers already handed on in parts ([`HandoverEngine::take_part`]).
     pub(super) handed_on: usize,
     /// Events held back at the last part (their answers could still
-    /// come): the next part is due `PART_EVENTS` events later.
+    /// come): the next part is due `part_events` events later.
     pub(super) held_back: usize,
 }
 
