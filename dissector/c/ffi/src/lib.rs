@@ -12,13 +12,13 @@
 //! look-ahead fields are back-filled when its answer arrives, and show on
 //! re-dissection, e.g. `tshark -2`).
 
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use sctp_handover::analysis::{AnalysisOptions, FrameAnalyzer, FrameOutcome};
 use sctp_handover::capture::{self, link_type};
 use sctp_handover::events::{AsconfOutcome, Event, EventKind, EventSink, Observation};
 use sctp_handover::handover::{HandoverEngine, SwitchClass, RECEIVER_FAILOVER};
 use sctp_handover::time::Timestamp;
 use sctp_handover::wire::sctp_param::AsconfOp;
-use std::collections::{HashMap, HashSet};
 use std::ffi::{c_char, CStr, CString};
 use std::net::IpAddr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -104,15 +104,24 @@ struct Base {
     sender: usize,
 }
 
+/// A frame's annotations beyond its [`Base`] (few frames have any).
 #[derive(Debug, Default, Clone)]
 struct Frame {
-    base: Option<Base>,
     events: Vec<&'static str>,
     asconf: Vec<(&'static str, Value)>,
     hb: Vec<(&'static str, Value)>,
     switch: Vec<(&'static str, Value)>,
     expert: Vec<(&'static str, Value)>,
 }
+
+/// What a frame without annotations reads as.
+static NO_ANNOTATIONS: Frame = Frame {
+    events: Vec::new(),
+    asconf: Vec::new(),
+    hb: Vec::new(),
+    switch: Vec::new(),
+    expert: Vec::new(),
+};
 
 impl Frame {
     fn event(&mut self, e: &'static str) {
@@ -125,6 +134,10 @@ impl Frame {
 /// Collects per-frame annotations while the analyzer streams.
 struct Builder {
     engine: HandoverEngine,
+    /// Every SCTP frame's association and path, by frame number: asked
+    /// for every frame in order, so a vector read in sequence rather than
+    /// a hash table missing the cache each time.
+    bases: Vec<Option<Base>>,
     frames: HashMap<u64, Frame>,
     handshake: HashMap<u32, HashSet<IpAddr>>,
     confirmed: HashMap<u32, HashSet<IpAddr>>,
@@ -137,6 +150,22 @@ fn addr(a: IpAddr) -> String {
 }
 
 impl Builder {
+    fn base(&self, f: u64) -> Option<Base> {
+        usize::try_from(f)
+            .ok()
+            .and_then(|i| self.bases.get(i).copied().flatten())
+    }
+
+    fn set_base(&mut self, f: u64, base: Base) {
+        let Ok(i) = usize::try_from(f) else {
+            return;
+        };
+        if self.bases.len() <= i {
+            self.bases.resize(i + 1, None);
+        }
+        self.bases[i] = Some(base);
+    }
+
     fn frame(&mut self, f: u64) -> &mut Frame {
         self.frames.entry(f).or_default()
     }
@@ -342,18 +371,21 @@ impl EventSink for Builder {
                     h.insert(src);
                     h.insert(dst);
                 }
-                self.frame(frame).base = Some(Base {
-                    association,
-                    path,
-                    src,
-                    dst,
-                    sender,
-                });
+                self.set_base(
+                    frame,
+                    Base {
+                        association,
+                        path,
+                        src,
+                        dst,
+                        sender,
+                    },
+                );
             }
             Observation::Data {
                 frame, association, ..
             } => {
-                let Some(ip) = self.frames.get(&frame).and_then(|f| f.base).map(|b| b.dst) else {
+                let Some(ip) = self.base(frame).map(|b| b.dst) else {
                     return;
                 };
                 let in_handshake = self
@@ -388,10 +420,11 @@ impl Builder {
     fn new(options: &AnalysisOptions) -> Self {
         Builder {
             engine: HandoverEngine::new(options.handover.clone()),
-            frames: HashMap::new(),
-            handshake: HashMap::new(),
-            confirmed: HashMap::new(),
-            open_asconfs: HashMap::new(),
+            bases: Vec::new(),
+            frames: HashMap::default(),
+            handshake: HashMap::default(),
+            confirmed: HashMap::default(),
+            open_asconfs: HashMap::default(),
         }
     }
 
@@ -478,8 +511,10 @@ pub struct Analysis {
     /// The analyzer panicked: no more frames are analysed.
     broken: bool,
     items: Vec<Item>,
-    /// Strings that repeat (addresses, event names), kept.
+    /// Strings that repeat (event names, field values), kept.
     strings: HashMap<String, CString>,
+    /// Addresses as text, kept (asked for every frame: no formatting then).
+    addresses: HashMap<IpAddr, CString>,
     /// Strings of the frame asked last.
     scratch: Vec<CString>,
 }
@@ -500,7 +535,8 @@ impl Analysis {
             last_time: Timestamp::default(),
             broken: false,
             items: Vec::new(),
-            strings: HashMap::new(),
+            strings: HashMap::default(),
+            addresses: HashMap::default(),
             scratch: Vec::new(),
         }
     }
@@ -625,9 +661,12 @@ impl Analysis {
         self.items.clear();
         self.scratch.clear();
         let complete = complete || self.prescan.is_some();
-        let Some(f) = self.builder.frames.get(&frame) else {
+        let base = self.builder.base(frame);
+        let annotations = self.builder.frames.get(&frame);
+        if base.is_none() && annotations.is_none() {
             return &self.items;
-        };
+        }
+        let f = annotations.unwrap_or(&NO_ANNOTATIONS);
         let strings = &mut self.strings;
         let scratch = &mut self.scratch;
         let mut kept = |s: &str| -> *const c_char {
@@ -654,12 +693,19 @@ impl Analysis {
                 string,
             };
         let null = std::ptr::null();
-        if let Some(b) = f.base {
+        let addresses = &mut self.addresses;
+        let mut address = |a: IpAddr| -> *const c_char {
+            addresses
+                .entry(a)
+                .or_insert_with(|| c_string(&addr(a)))
+                .as_ptr()
+        };
+        if let Some(b) = base {
             self.items.extend([
                 item(0, ItemKind::Uint, u64::from(b.association), 0.0, null),
                 item(1, ItemKind::Uint, u64::from(b.path), 0.0, null),
-                item(2, ItemKind::String, 0, 0.0, kept(&addr(b.src))),
-                item(3, ItemKind::String, 0, 0.0, kept(&addr(b.dst))),
+                item(2, ItemKind::String, 0, 0.0, address(b.src)),
+                item(3, ItemKind::String, 0, 0.0, address(b.dst)),
                 item(
                     4,
                     ItemKind::String,
@@ -684,8 +730,10 @@ impl Analysis {
         } else {
             0
         };
-        let no_ack = Value::Expert(NO_ACK.to_string());
-        let extra = std::iter::repeat_n(("sctpho.expert.no_ack", &no_ack), unanswered);
+        let no_ack = (unanswered > 0).then(|| Value::Expert(NO_ACK.to_string()));
+        let extra = no_ack
+            .iter()
+            .flat_map(|v| std::iter::repeat_n(("sctpho.expert.no_ack", v), unanswered));
         for (field, value) in f
             .asconf
             .iter()
@@ -731,8 +779,13 @@ impl Analysis {
 
     /// Every frame with items.
     pub fn frames(&self) -> Vec<u64> {
-        let mut v: Vec<u64> = self.builder.frames.keys().copied().collect();
+        let with_base =
+            (0..self.builder.bases.len() as u64).filter(|f| self.builder.base(*f).is_some());
+        let mut v: Vec<u64> = with_base
+            .chain(self.builder.frames.keys().copied())
+            .collect();
         v.sort_unstable();
+        v.dedup();
         v
     }
 
