@@ -458,7 +458,7 @@ fn an_association_that_renumbers_back_and_forth_lists_only_each_handovers_own_ex
         ipv4(B, addr[0], &sctp(6000, 5000, mn, &init_ack(cn))),
     ];
     let mut tsn = 1u32;
-    let renumberings = 40u32;
+    let renumberings = 50u32;
     for i in 0..renumberings {
         let (old, new) = (addr[(i % 2) as usize], addr[((i + 1) % 2) as usize]);
         for _ in 0..3 {
@@ -499,4 +499,18 @@ fn an_association_that_renumbers_back_and_forth_lists_only_each_handovers_own_ex
         };
         assert_eq!(serials, expected, "handover {i}");
     }
+    // The text summary lists the first 200 of its 250 event lines (two
+    // ASCONFs, two ASCONF-ACKs and a path switch per renumbering) and says
+    // how many more there are; the handover table has all 50 rows.
+    let mut text = Vec::new();
+    sctp_handover::output::summary::write(&mut text, &a).expect("write the summary");
+    let text = String::from_utf8(text).expect("UTF-8");
+    let event_lines = text.lines().filter(|l| l.starts_with("  frame ")).count();
+    assert_eq!(event_lines, 200, "{text}");
+    assert!(
+        text.contains("  … and 50 more events (--format json and --out list every one)"),
+        "{text}"
+    );
+    let planned_rows = text.lines().filter(|l| l.contains(" planned ")).count();
+    assert_eq!(planned_rows, renumberings as usize, "{text}");
 }

@@ -17,8 +17,8 @@ use std::time::Instant;
 
 /// Rows buffered per input before they are written as a batch (bounds the
 /// memory of an input with very many associations: about 650 bytes a row
-/// while buffered, under 3 MB). Each batch is a Parquet row group.
-pub const FLUSH_ROWS: usize = 4 * 1024;
+/// while buffered, about 5 MB). Each batch is a Parquet row group.
+pub const FLUSH_ROWS: usize = 8 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct BatchConfig {

@@ -102,7 +102,7 @@ const SHOWN_AT_MOST: usize = 100;
 /// Event lines and handover rows shown per association: a long
 /// association's thousands are read as tables, and the summary's memory
 /// stays bounded.
-const LINES_AT_MOST: usize = 1000;
+const LINES_AT_MOST: usize = 200;
 
 /// What the summary knows of an association from the parts handed on
 /// before it finished ([`ReportSink::part`]), then from its report.
