@@ -178,6 +178,10 @@ local function add_expert(tree, kind, text)
   tree:add_proto_expert_info(e, text)
 end
 
+-- Per frame, nothing is built that could be built once.
+local DIRECTION = { [0] = "0>1", [1] = "1>0" }
+local NO_RESULTS = {}
+
 local function annotate(a, pinfo, tree, unanswered)
   local t = tree:add(proto)
   if a.assoc ~= nil then
@@ -185,7 +189,7 @@ local function annotate(a, pinfo, tree, unanswered)
     t:add(F.path, a.path)
     t:add(F.path_src, W.addr_string(a.src))
     t:add(F.path_dst, W.addr_string(a.dst))
-    t:add(F.direction, a.sender .. ">" .. (1 - a.sender))
+    t:add(F.direction, DIRECTION[a.sender] or (a.sender .. ">" .. (1 - a.sender)))
   end
   for _, e in ipairs(a.events) do t:add(F.event, e) end
   if a.asconf_serial then t:add(F.asconf_serial, a.asconf_serial) end
@@ -194,7 +198,7 @@ local function annotate(a, pinfo, tree, unanswered)
     t:add(F.asconf_request_frame, a.asconf_request)
     t:add(F.asconf_rtt, a.asconf_rtt)
   end
-  for _, r in ipairs(a.asconf_results or {}) do t:add(F.asconf_result, r) end
+  for _, r in ipairs(a.asconf_results or NO_RESULTS) do t:add(F.asconf_result, r) end
   if a.hb_ack then t:add(F.hb_ack_frame, a.hb_ack) end
   if a.hb_request then
     t:add(F.hb_request_frame, a.hb_request)
