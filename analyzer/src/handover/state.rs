@@ -17,7 +17,8 @@ use std::ops::{Index, IndexMut};
 /// when acknowledgements are not captured.
 const TSN_HISTORY: usize = 1 << 16;
 
-/// The newest TSNs of a direction always kept, acknowledged or not: a T3
+/// The newest TSNs of a direction always kept (4 096 to 8 192 of them:
+/// the history is pruned each time it doubles), acknowledged or not: a T3
 /// expiry looks up the original transmission of the TSN it retransmits,
 /// which the capture may have seen acknowledged already (the SACK was lost
 /// after the capture point).
@@ -179,8 +180,10 @@ impl Direction {
         if self.tsns.is_empty() {
             self.tsn_base = tsn;
             self.first_unacked = tsn;
-        } else {
-            // Forget what no switch can ask about any more.
+        } else if self.tsns.len() >= 2 * TSN_RECENT as usize {
+            // Forget what no switch can ask about any more (once the
+            // history has twice the recent TSNs: the cost of the scan is
+            // shared by the TSNs recorded since the last one).
             let lowest = self.lowest_needed();
             while tsn_before(self.tsn_base, lowest) && !self.tsns.is_empty() {
                 self.tsns.pop_front();
