@@ -36,7 +36,7 @@ fn parser(path: &Path) -> (u64, u64) {
                     frames += 1;
                     bytes += n as u64;
                 }
-                reader.consume(len);
+                reader.consume_noshift(len); // as the capture reader does
             }
             Err(PcapError::Eof) => break,
             Err(PcapError::Incomplete(_)) => reader.refill().expect("refill"),
