@@ -38,8 +38,19 @@ impl<S: ReportSink> ReportSink for Counted<S> {
 }
 
 fn run<S: ReportSink>(path: &Path, part_events: usize, sink: S) -> (S, FileReport, u64) {
+    run_with(path, part_events, usize::MAX, sink)
+}
+
+/// `max_events`: the cap on events held at once (`--max-events`).
+fn run_with<S: ReportSink>(
+    path: &Path,
+    part_events: usize,
+    max_events: usize,
+    sink: S,
+) -> (S, FileReport, u64) {
     let mut options = AnalysisOptions::default();
     options.handover.part_events = part_events;
+    options.track.limits.events = max_events;
     let mut counted = Counted { sink, parts: 0 };
     let file = analyze_stream(path, &options, &mut counted)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -103,5 +114,39 @@ fn parts_give_the_outputs_what_the_whole_association_gives() {
     assert!(
         with_parts >= 50,
         "only {with_parts} captures were handed on in parts ({parts_total} parts)"
+    );
+}
+
+/// A cap on events held at once (`--max-events`, here 64) below the part
+/// size takes a part at half of it: only what a part cannot take (requests
+/// still waiting for their answer, a frame's events beyond the cap) could
+/// be dropped, and on these captures nothing is.
+#[test]
+fn a_cap_on_held_events_hands_them_on_instead_of_dropping_them() {
+    let mut capped_somewhere = 0;
+    for path in captures() {
+        let (whole, file, _) = run(&path, usize::MAX, JsonLines::new(Vec::new(), &path));
+        let whole = whole.finish(&file).expect("writing to memory");
+        let (capped, file, parts) = run_with(&path, 1024, 64, JsonLines::new(Vec::new(), &path));
+        let dropped = file.limits.iter().find(|l| l.contains("--max-events"));
+        assert!(dropped.is_none(), "{}: {dropped:?}", path.display());
+        let capped = capped.finish(&file).expect("writing to memory");
+        let sorted = |bytes: Vec<u8>| {
+            let mut lines: Vec<String> = String::from_utf8(bytes)
+                .expect("JSON is UTF-8")
+                .lines()
+                .map(str::to_owned)
+                .collect();
+            lines.sort();
+            lines
+        };
+        assert_eq!(sorted(capped), sorted(whole), "{}", path.display());
+        if parts > 0 {
+            capped_somewhere += 1;
+        }
+    }
+    assert!(
+        capped_somewhere >= 15,
+        "the cap was reached in {capped_somewhere} captures only"
     );
 }

@@ -92,6 +92,9 @@ struct Printer {
     /// The file each switch of an alive association was seen in (its
     /// frame numbers are that file's), until the association finishes.
     switch_sources: std::collections::HashMap<(u32, u64), String>,
+    /// Handovers of alive associations already printed in full (handed on
+    /// in parts), for the count when they finish.
+    handed_on: std::collections::HashMap<u32, usize>,
     /// The frame being analysed (number, capture time): the packet that
     /// completes whatever is printed now; None after the input ended.
     current: Option<(u64, Timestamp)>,
@@ -246,6 +249,7 @@ impl ReportSink for Printer {
     }
 
     fn part(&mut self, part: AssociationPart) {
+        *self.handed_on.entry(part.association).or_default() += part.handovers.len();
         self.resolved(&part.handovers);
         if let Some(t) = self.tables.as_mut() {
             t.add_part(&part);
@@ -254,12 +258,13 @@ impl ReportSink for Printer {
 
     fn association(&mut self, r: AssociationReport) {
         self.resolved(&r.handovers);
+        let handovers = r.handovers.len() + self.handed_on.remove(&r.association.id).unwrap_or(0);
         if self.json {
             self.json_line(
                 json!({
                     "type": "association",
                     "association": r.association.id,
-                    "handovers": r.handovers.len(),
+                    "handovers": handovers,
                     "packets": r.association.packets,
                     "retired": r.retired,
                 }),
@@ -270,8 +275,8 @@ impl ReportSink for Printer {
                 "assoc {} finished: {} packets, {} handover{}",
                 r.association.id,
                 r.association.packets,
-                r.handovers.len(),
-                if r.handovers.len() == 1 { "" } else { "s" }
+                handovers,
+                if handovers == 1 { "" } else { "s" }
             );
             self.line(line);
         }
@@ -504,6 +509,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         origin: None,
         handovers: 0,
         switch_sources: Default::default(),
+        handed_on: Default::default(),
         current: None,
         tables,
     };

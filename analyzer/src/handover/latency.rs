@@ -73,6 +73,11 @@ fn transport_latency(h: &Handover) -> Component {
     }
 }
 
+/// The handover in slot `i`, still held (waiting for its total latency).
+fn waiting(handovers: &mut [Option<Box<Handover>>], i: usize) -> Option<&mut Handover> {
+    handovers.get_mut(i).and_then(|h| h.as_deref_mut())
+}
+
 impl HandoverEngine {
     /// Total handover latency (Honda): effective transmission of L+1 minus
     /// that of L, once both are acknowledged.
@@ -98,20 +103,23 @@ impl HandoverEngine {
             let switch_acked = acked(p.switch_tsn).is_some();
             match (acked(before), acked(gap), switch_acked) {
                 (Some(l), Some(l1), true) => {
-                    let h = &mut handovers[p.index - *handed_on];
-                    h.sequence_gap_tsn = gap;
-                    h.total_handover_latency = Component::between(
-                        l.point("effective transmission of L"),
-                        l1.point("effective transmission of L+1"),
-                    );
-                    h.transport_latency = transport_latency(h);
+                    // A waiting handover is never handed on (`take_part`).
+                    if let Some(h) = waiting(handovers, p.index - *handed_on) {
+                        h.sequence_gap_tsn = gap;
+                        h.total_handover_latency = Component::between(
+                            l.point("effective transmission of L"),
+                            l1.point("effective transmission of L+1"),
+                        );
+                        h.transport_latency = transport_latency(h);
+                    }
                     d.pending.remove(i);
                 }
                 (None, _, true) if d.tsn(before).is_none() => {
-                    let h = &mut handovers[p.index - *handed_on];
-                    h.sequence_gap_tsn = gap;
-                    h.total_handover_latency =
-                        Component::missing("TSN L (before the sequence gap) was not captured");
+                    if let Some(h) = waiting(handovers, p.index - *handed_on) {
+                        h.sequence_gap_tsn = gap;
+                        h.total_handover_latency =
+                            Component::missing("TSN L (before the sequence gap) was not captured");
+                    }
                     d.pending.remove(i);
                 }
                 _ => i += 1,

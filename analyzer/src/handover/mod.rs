@@ -155,13 +155,19 @@ impl HandoverEngine {
         }
         a.events = kept;
         a.held_back = a.events.len();
-        let first_pending = [0, 1]
+        let waiting: Vec<usize> = [0, 1]
             .into_iter()
             .flat_map(|sender| a.directions[sender].pending.iter().map(|p| p.index))
-            .min()
-            .map_or(a.handovers.len(), |i| i - a.handed_on);
-        let handovers: Vec<Handover> = a.handovers.drain(..first_pending).collect();
-        a.handed_on += handovers.len();
+            .collect();
+        let mut handovers = Vec::new();
+        for (i, slot) in a.handovers.iter_mut().enumerate() {
+            if !waiting.contains(&(a.handed_on + i)) {
+                handovers.extend(slot.take().map(|h| *h));
+            }
+        }
+        let gone = a.handovers.iter().take_while(|h| h.is_none()).count();
+        a.handovers.drain(..gone);
+        a.handed_on += gone;
         (events, handovers)
     }
 
@@ -183,7 +189,8 @@ impl HandoverEngine {
         match self.associations.remove(&id) {
             Some(a) => {
                 let a = *a;
-                (a.events, a.handovers)
+                let handovers = a.handovers.into_iter().flatten().map(|h| *h).collect();
+                (a.events, handovers)
             }
             None => (Vec::new(), Vec::new()),
         }
@@ -312,7 +319,12 @@ impl EventSink for HandoverEngine {
         let a = self.assoc(id);
         if a.events.len() < max {
             crate::compact::push(&mut a.events, event);
-            if a.events.len() >= a.held_back.saturating_add(part_events) {
+            // Also at half the cap (parts are taken between frames, and a
+            // frame brings a few events): what is settled leaves, and the
+            // cap drops only what a part could not take.
+            if a.events.len() >= a.held_back.saturating_add(part_events)
+                || a.events.len() >= max / 2
+            {
                 self.part_due = Some(id);
             }
         } else {

@@ -12,7 +12,7 @@ use std::ops::{Index, IndexMut};
 
 /// TSNs whose transmission/acknowledgement times are remembered per
 /// direction for the total handover latency, at most: only those a switch
-/// may still ask about are kept ([`Direction::forget_settled`]), so the
+/// may still ask about are kept (`Direction::lowest_needed`), so the
 /// history is usually as short as the data in flight; this bounds it
 /// when acknowledgements are not captured.
 const TSN_HISTORY: usize = 1 << 16;
@@ -94,6 +94,8 @@ pub(super) struct Direction {
     /// No TSN of the history below this one is still waiting for its
     /// acknowledgement.
     first_unacked: u32,
+    /// The history's length at which it is next pruned.
+    prune_at: usize,
     /// T3 expiries by the path charged, with the original transmission
     /// of the TSN that timed out.
     pub(super) expiries: VecDeque<(PathId, Expiry, Option<Mark>)>,
@@ -114,6 +116,7 @@ impl Direction {
         tsn_base: 0,
         tsns: VecDeque::new(),
         first_unacked: 0,
+        prune_at: 2 * TSN_RECENT as usize,
         expiries: VecDeque::new(),
         pending: Vec::new(),
     };
@@ -180,15 +183,17 @@ impl Direction {
         if self.tsns.is_empty() {
             self.tsn_base = tsn;
             self.first_unacked = tsn;
-        } else if self.tsns.len() >= 2 * TSN_RECENT as usize {
-            // Forget what no switch can ask about any more (once the
-            // history has twice the recent TSNs: the cost of the scan is
-            // shared by the TSNs recorded since the last one).
+        } else if self.tsns.len() >= self.prune_at {
+            // Forget what no switch can ask about any more, each time the
+            // history grew by `TSN_RECENT` since the last time: the cost of
+            // the scan is shared by the TSNs recorded since, even when a
+            // switch waits for ever (a capture without the SACKs).
             let lowest = self.lowest_needed();
             while tsn_before(self.tsn_base, lowest) && !self.tsns.is_empty() {
                 self.tsns.pop_front();
                 self.tsn_base = self.tsn_base.wrapping_add(1);
             }
+            self.prune_at = (self.tsns.len() + TSN_RECENT as usize).max(2 * TSN_RECENT as usize);
             if self.tsns.is_empty() {
                 self.tsn_base = tsn;
             }
@@ -328,10 +333,13 @@ pub(super) struct Association {
     pub(super) mobile: Option<EndpointId>,
     /// This association's events, in emission (frame) order.
     pub(super) events: Vec<Event>,
-    /// Its data path switches not yet handed on, in switch order; pending
-    /// total latencies refer to them by index counted from the first
-    /// switch (`handed_on` of them have left).
-    pub(super) handovers: Vec<Handover>,
+    /// Its data path switches from the first not yet handed on, in switch
+    /// order; pending total latencies refer to them by index counted from
+    /// the association's first switch (`handed_on` slots have left). A
+    /// slot is empty once its handover was handed on while an earlier one
+    /// still waits for its total latency (which may never come: a capture
+    /// without the SACKs).
+    pub(super) handovers: Vec<Option<Box<Handover>>>,
     /// Handovers already handed on in parts ([`HandoverEngine::take_part`]).
     pub(super) handed_on: usize,
     /// Events held back at the last part (their answers could still

@@ -235,7 +235,7 @@ impl HandoverEngine {
         *latest = Some(handover.clone());
         let a = associations.get_mut(&id).expect("created above");
         let index = a.handed_on + a.handovers.len();
-        a.handovers.push(handover);
+        a.handovers.push(Some(Box::new(handover)));
         let d = &mut a.directions[sender];
         d.pending.push(Pending {
             index,

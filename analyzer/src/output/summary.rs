@@ -160,23 +160,31 @@ impl Gathered {
         handovers: impl Iterator<Item = &'h Handover>,
     ) {
         for e in events {
-            let Some(line) = event_line(e, origin) else {
-                continue;
-            };
-            if self.lines.len() < LINES_AT_MOST {
+            if let Some(line) = event_line(e, origin) {
                 self.lines.push((e.frame, line));
-            } else {
-                self.lines_left_out += 1;
             }
         }
         for h in handovers {
-            if self.rows.len() < LINES_AT_MOST {
-                self.rows
-                    .push((h.switch_frame, h.association, handover_row(h)));
-            } else {
-                self.rows_left_out += 1;
-            }
+            self.rows
+                .push((h.switch_frame, h.association, handover_row(h)));
         }
+        if self.lines.len() >= 2 * LINES_AT_MOST || self.rows.len() >= 2 * LINES_AT_MOST {
+            self.keep_first();
+        }
+    }
+
+    /// Keeps the first `LINES_AT_MOST` lines and rows by frame, counting
+    /// the others: parts bring lines out of frame order (a request held
+    /// back for its answer comes after later lines), and the section shows
+    /// the same lines with parts as without. Stable: within a frame,
+    /// lines keep the order of their events.
+    fn keep_first(&mut self) {
+        self.lines.sort_by_key(|(frame, _)| *frame);
+        self.lines_left_out += self.lines.len().saturating_sub(LINES_AT_MOST);
+        self.lines.truncate(LINES_AT_MOST);
+        self.rows.sort_by_key(|(frame, id, _)| (*frame, *id));
+        self.rows_left_out += self.rows.len().saturating_sub(LINES_AT_MOST);
+        self.rows.truncate(LINES_AT_MOST);
     }
 }
 
@@ -273,8 +281,7 @@ impl Summary {
             }
         }
         g.render(self.origin, events, handovers);
-        // Lines held back for their answers came in a later part.
-        g.lines.sort_by_key(|(frame, _)| *frame);
+        g.keep_first();
         let mut text = String::new();
         association(&mut text, a, &anomalies).expect("writing to a String cannot fail");
         for (_, line) in &g.lines {

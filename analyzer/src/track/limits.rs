@@ -30,8 +30,8 @@ pub struct Limits {
     pub tsn_window: usize,
     /// Events of one association held at once until they are handed to
     /// the outputs (a long association hands them on in parts,
-    /// [`crate::handover::PART_EVENTS`]); its metrics are still computed
-    /// from all of them.
+    /// [`crate::handover::PART_EVENTS`], and at half this cap); its metrics
+    /// are still computed from all of them.
     pub events: usize,
 }
 

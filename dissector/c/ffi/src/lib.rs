@@ -134,10 +134,12 @@ impl Frame {
 /// Collects per-frame annotations while the analyzer streams.
 struct Builder {
     engine: HandoverEngine,
-    /// Every SCTP frame's association and path, by frame number: asked
-    /// for every frame in order, so a vector read in sequence rather than
-    /// a hash table missing the cache each time.
-    bases: Vec<Option<Base>>,
+    /// Every SCTP frame's association and path, in frame order: asked for
+    /// every frame in order, so a vector read in sequence (`cursor`: where
+    /// the last lookup ended) rather than a hash table missing the cache
+    /// each time; SCTP frames only, however many others the file has.
+    bases: Vec<(u64, Base)>,
+    cursor: std::cell::Cell<usize>,
     frames: HashMap<u64, Frame>,
     handshake: HashMap<u32, HashSet<IpAddr>>,
     confirmed: HashMap<u32, HashSet<IpAddr>>,
@@ -151,19 +153,30 @@ fn addr(a: IpAddr) -> String {
 
 impl Builder {
     fn base(&self, f: u64) -> Option<Base> {
-        usize::try_from(f)
-            .ok()
-            .and_then(|i| self.bases.get(i).copied().flatten())
+        let at = self.cursor.get();
+        // Frames are asked for in order: the last one's place or the next.
+        let i = match self.bases.get(at..at + 2) {
+            Some([(a, _), _]) if *a == f => at,
+            Some([_, (b, _)]) if *b == f => at + 1,
+            // Between two SCTP frames: not one.
+            Some([(a, _), (b, _)]) if *a < f && f < *b => return None,
+            _ => self.bases.partition_point(|(n, _)| *n < f),
+        };
+        self.cursor.set(i.min(self.bases.len().saturating_sub(2)));
+        self.bases.get(i).filter(|(n, _)| *n == f).map(|(_, b)| *b)
     }
 
     fn set_base(&mut self, f: u64, base: Base) {
-        let Ok(i) = usize::try_from(f) else {
-            return;
-        };
-        if self.bases.len() <= i {
-            self.bases.resize(i + 1, None);
+        match self.bases.last() {
+            Some((last, _)) if *last >= f => {
+                let i = self.bases.partition_point(|(n, _)| *n < f);
+                match self.bases.get_mut(i) {
+                    Some(entry) if entry.0 == f => entry.1 = base,
+                    _ => self.bases.insert(i, (f, base)),
+                }
+            }
+            _ => self.bases.push((f, base)),
         }
-        self.bases[i] = Some(base);
     }
 
     fn frame(&mut self, f: u64) -> &mut Frame {
@@ -421,6 +434,7 @@ impl Builder {
         Builder {
             engine: HandoverEngine::new(options.handover.clone()),
             bases: Vec::new(),
+            cursor: std::cell::Cell::new(0),
             frames: HashMap::default(),
             handshake: HashMap::default(),
             confirmed: HashMap::default(),
@@ -779,8 +793,7 @@ impl Analysis {
 
     /// Every frame with items.
     pub fn frames(&self) -> Vec<u64> {
-        let with_base =
-            (0..self.builder.bases.len() as u64).filter(|f| self.builder.base(*f).is_some());
+        let with_base = self.builder.bases.iter().map(|(f, _)| *f);
         let mut v: Vec<u64> = with_base
             .chain(self.builder.frames.keys().copied())
             .collect();
