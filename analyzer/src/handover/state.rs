@@ -94,8 +94,10 @@ pub(super) struct Direction {
     /// No TSN of the history below this one is still waiting for its
     /// acknowledgement.
     first_unacked: u32,
-    /// The history's length at which it is next pruned.
-    prune_at: usize,
+    /// TSNs recorded since the history was last pruned, and how many must
+    /// be before it is pruned again (none while pruning frees room).
+    since_prune: u32,
+    prune_wait: u32,
     /// T3 expiries by the path charged, with the original transmission
     /// of the TSN that timed out.
     pub(super) expiries: VecDeque<(PathId, Expiry, Option<Mark>)>,
@@ -116,7 +118,8 @@ impl Direction {
         tsn_base: 0,
         tsns: VecDeque::new(),
         first_unacked: 0,
-        prune_at: 2 * TSN_RECENT as usize,
+        since_prune: 0,
+        prune_wait: 0,
         expiries: VecDeque::new(),
         pending: Vec::new(),
     };
@@ -183,21 +186,31 @@ impl Direction {
         if self.tsns.is_empty() {
             self.tsn_base = tsn;
             self.first_unacked = tsn;
-        } else if self.tsns.len() >= self.prune_at {
-            // Forget what no switch can ask about any more, each time the
-            // history grew by `TSN_RECENT` since the last time: the cost of
-            // the scan is shared by the TSNs recorded since, even when a
-            // switch waits for ever (a capture without the SACKs).
+        } else if self.tsns.len() >= 2 * TSN_RECENT as usize && self.since_prune >= self.prune_wait
+        {
+            // Forget what no switch can ask about any more, once the
+            // history holds twice the recent TSNs (the scan's cost is
+            // shared by the TSNs recorded since). When that frees little
+            // (a switch waits for ever: a capture without the SACKs), wait
+            // for `TSN_RECENT` more before trying again.
+            let held = self.tsns.len();
             let lowest = self.lowest_needed();
             while tsn_before(self.tsn_base, lowest) && !self.tsns.is_empty() {
                 self.tsns.pop_front();
                 self.tsn_base = self.tsn_base.wrapping_add(1);
             }
-            self.prune_at = (self.tsns.len() + TSN_RECENT as usize).max(2 * TSN_RECENT as usize);
+            let freed = held - self.tsns.len();
+            self.prune_wait = if freed >= TSN_RECENT as usize / 2 {
+                0
+            } else {
+                TSN_RECENT
+            };
+            self.since_prune = 0;
             if self.tsns.is_empty() {
                 self.tsn_base = tsn;
             }
         }
+        self.since_prune = self.since_prune.saturating_add(1);
         let end = self.tsn_base.wrapping_add(self.tsns.len() as u32);
         let skip = tsn.wrapping_sub(end) as usize;
         if skip >= TSN_HISTORY {
