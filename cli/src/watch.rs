@@ -13,10 +13,10 @@ use sctp_handover::time::Timestamp;
 use sctp_handover_live::follow::{self, FollowReader, Stop};
 use sctp_handover_live::interfaces::Live;
 use sctp_handover_live::write::PcapngWriter;
-use sctp_handover_tables::batch::{self, BatchConfig, FLUSH_ROWS};
+use sctp_handover_tables::batch::{self, BatchConfig, PartTables};
 use sctp_handover_tables::dataset::{self, Dataset, Done};
 use sctp_handover_tables::inputs::{self, Input, InputKind};
-use sctp_handover_tables::records::{file_row, AssociationTables, FileOutcome};
+use sctp_handover_tables::records::{file_row, FileOutcome};
 use sctp_handover_tables::rows::Rows;
 use sctp_handover_tables::schema;
 use sctp_handover_tables::write::{PartWriter, Provenance};
@@ -318,10 +318,7 @@ struct TablesOut {
     key: String,
     fingerprint: String,
     provenance: Provenance,
-    capture_point: CapturePoint,
-    tables: AssociationTables,
-    writers: Vec<PartWriter>,
-    error: Option<String>,
+    parts: PartTables,
 }
 
 impl TablesOut {
@@ -334,42 +331,23 @@ impl TablesOut {
         let key = dataset::key(&input.source);
         let (planned, params) = batch::plan(vec![input], None);
         let input = planned.into_iter().next().context("the watched input")?;
-        let writers = batch::part_writers(&dataset, &key, config.format);
+        let parts = PartTables::new(&dataset, &key, config.format, capture_point);
         Ok(TablesOut {
             provenance: batch::provenance(&input, &params),
             fingerprint: batch::fingerprint(config),
             dataset,
             input,
             key,
-            capture_point,
-            tables: AssociationTables::new(),
-            writers,
-            error: None,
+            parts,
         })
     }
 
     fn add(&mut self, r: &AssociationReport) {
-        self.tables.add(r, self.capture_point);
-        self.flush_if_full();
+        self.parts.add(r, &self.provenance);
     }
 
     fn add_part(&mut self, part: &AssociationPart) {
-        self.tables.add_part(part, self.capture_point);
-        self.flush_if_full();
-    }
-
-    fn flush_if_full(&mut self) {
-        if self.tables.rows() >= FLUSH_ROWS && self.error.is_none() {
-            for (writer, (_, rows)) in self.writers.iter_mut().zip(self.tables.by_name()) {
-                if rows.is_empty() {
-                    continue;
-                }
-                if let Err(e) = writer.write(rows, &self.provenance) {
-                    self.error = Some(format!("{e:#}"));
-                    return;
-                }
-            }
-        }
+        self.parts.add_part(part, &self.provenance);
     }
 
     /// Completes every part, the files row and the input's record.
@@ -378,13 +356,7 @@ impl TablesOut {
         report: &sctp_handover::analysis::FileReport,
         seconds: f64,
     ) -> anyhow::Result<()> {
-        if let Some(e) = self.error.take() {
-            anyhow::bail!(e);
-        }
-        let writers = std::mem::take(&mut self.writers);
-        for (writer, (_, rows)) in writers.into_iter().zip(self.tables.by_name()) {
-            writer.finish(rows, &self.provenance)?;
-        }
+        self.parts.finish(&self.provenance)?;
         // The input as it is now (a followed file has grown since the start).
         let meta = std::fs::metadata(&self.input.path)
             .ok()

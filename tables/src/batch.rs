@@ -256,45 +256,92 @@ pub fn options_for(input: &Input, config: &BatchConfig) -> Result<AnalysisOption
     Ok(options)
 }
 
-/// Streams finished associations into the part writers.
-struct TableSink<'a> {
+/// One input's per-association tables on their way to its part files
+/// (`analyze --out` and `watch --out`): rows are buffered and written every
+/// [`FLUSH_ROWS`], so memory stays bounded. The first write error stops the
+/// writing and is returned by [`PartTables::finish`].
+pub struct PartTables {
     tables: AssociationTables,
     writers: Vec<PartWriter>,
-    provenance: &'a Provenance,
-    capture_point: CapturePoint,
+    /// The input's capture point (each handover row carries it).
+    pub capture_point: CapturePoint,
     error: Option<String>,
 }
 
-impl TableSink<'_> {
-    fn flush(&mut self) {
-        if self.error.is_some() {
+impl PartTables {
+    pub fn new(
+        dataset: &Dataset,
+        key: &str,
+        format: TableFormat,
+        capture_point: CapturePoint,
+    ) -> Self {
+        PartTables {
+            tables: AssociationTables::new(),
+            writers: part_writers(dataset, key, format),
+            capture_point,
+            error: None,
+        }
+    }
+
+    /// A finished association's rows.
+    pub fn add(&mut self, report: &AssociationReport, provenance: &Provenance) {
+        self.tables.add(report, self.capture_point);
+        self.write_when_full(provenance);
+    }
+
+    /// The rows of a part of a long association, handed on before it
+    /// finished.
+    pub fn add_part(&mut self, part: &AssociationPart, provenance: &Provenance) {
+        self.tables.add_part(part, self.capture_point);
+        self.write_when_full(provenance);
+    }
+
+    fn write_when_full(&mut self, provenance: &Provenance) {
+        if self.tables.rows() < FLUSH_ROWS || self.error.is_some() {
             return;
         }
         for (writer, (_, rows)) in self.writers.iter_mut().zip(self.tables.by_name()) {
             if rows.is_empty() {
                 continue;
             }
-            if let Err(e) = writer.write(rows, self.provenance) {
+            if let Err(e) = writer.write(rows, provenance) {
                 self.error = Some(format!("{e:#}"));
                 return;
             }
         }
     }
+
+    /// Drops the rows not written yet.
+    pub fn discard_rows(&mut self) {
+        self.tables = AssociationTables::new();
+    }
+
+    /// Writes the rest and completes every part (renamed into place).
+    pub fn finish(&mut self, provenance: &Provenance) -> anyhow::Result<()> {
+        if let Some(e) = self.error.take() {
+            anyhow::bail!(e);
+        }
+        let writers = std::mem::take(&mut self.writers);
+        for (writer, (_, rows)) in writers.into_iter().zip(self.tables.by_name()) {
+            writer.finish(rows, provenance)?;
+        }
+        Ok(())
+    }
+}
+
+/// Streams finished associations into the part files.
+struct TableSink<'a> {
+    parts: PartTables,
+    provenance: &'a Provenance,
 }
 
 impl ReportSink for TableSink<'_> {
     fn part(&mut self, part: AssociationPart) {
-        self.tables.add_part(&part, self.capture_point);
-        if self.tables.rows() >= FLUSH_ROWS {
-            self.flush();
-        }
+        self.parts.add_part(&part, self.provenance);
     }
 
     fn association(&mut self, report: AssociationReport) {
-        self.tables.add(&report, self.capture_point);
-        if self.tables.rows() >= FLUSH_ROWS {
-            self.flush();
-        }
+        self.parts.add(&report, self.provenance);
     }
 }
 
@@ -373,35 +420,25 @@ fn process(
     let started = Instant::now();
     let key = dataset::key(&input.source);
     let provenance = provenance(input, params);
-    let writers = part_writers(dataset, &key, config.format);
     let mut sink = TableSink {
-        tables: AssociationTables::new(),
-        writers,
+        parts: PartTables::new(
+            dataset,
+            &key,
+            config.format,
+            config.options.handover.capture_point,
+        ),
         provenance: &provenance,
-        capture_point: config.options.handover.capture_point,
-        error: None,
     };
 
     let (status, error, report) = analyze_input(input, config, &mut sink, |sink, point| {
-        sink.capture_point = point
+        sink.parts.capture_point = point
     });
     // Everything of a failed input is dropped; its parts hold no rows.
     if status == "failed" {
-        sink.tables = AssociationTables::new();
+        sink.parts.discard_rows();
     }
-    let mut finish = || -> anyhow::Result<()> {
-        if let Some(e) = sink.error.take() {
-            anyhow::bail!(e);
-        }
-        let TableSink {
-            tables, writers, ..
-        } = &mut sink;
-        for (writer, (_, rows)) in std::mem::take(writers).into_iter().zip(tables.by_name()) {
-            writer.finish(rows, &provenance)?;
-        }
-        Ok(())
-    };
-    let (status, error) = match finish() {
+    let finish = sink.parts.finish(&provenance);
+    let (status, error) = match finish {
         Ok(()) => (status.to_string(), error),
         Err(e) => (
             "failed".to_string(),
