@@ -57,17 +57,22 @@ fn run_with<S: ReportSink>(
     (counted.sink, file, counted.parts)
 }
 
-/// The JSON lines (sorted: parts change their order, not their content),
-/// the text summary and the number of parts.
-fn outputs(path: &Path, part_events: usize) -> (Vec<String>, String, u64) {
-    let (json, file, parts) = run(path, part_events, JsonLines::new(Vec::new(), path));
-    let json = json.finish(&file).expect("writing to memory");
+/// JSON lines, sorted: parts change their order, not their content.
+fn sorted_lines(json: Vec<u8>) -> Vec<String> {
     let mut lines: Vec<String> = String::from_utf8(json)
         .expect("JSON is UTF-8")
         .lines()
         .map(str::to_owned)
         .collect();
     lines.sort();
+    lines
+}
+
+/// The JSON lines (sorted: parts change their order, not their content),
+/// the text summary and the number of parts.
+fn outputs(path: &Path, part_events: usize) -> (Vec<String>, String, u64) {
+    let (json, file, parts) = run(path, part_events, JsonLines::new(Vec::new(), path));
+    let lines = sorted_lines(json.finish(&file).expect("writing to memory"));
     let (summary, file, _) = run(path, part_events, Summary::new(true));
     let mut text = Vec::new();
     summary.finish(&file, &mut text).expect("writing to memory");
@@ -131,16 +136,12 @@ fn a_cap_on_held_events_hands_them_on_instead_of_dropping_them() {
         let dropped = file.limits.iter().find(|l| l.contains("--max-events"));
         assert!(dropped.is_none(), "{}: {dropped:?}", path.display());
         let capped = capped.finish(&file).expect("writing to memory");
-        let sorted = |bytes: Vec<u8>| {
-            let mut lines: Vec<String> = String::from_utf8(bytes)
-                .expect("JSON is UTF-8")
-                .lines()
-                .map(str::to_owned)
-                .collect();
-            lines.sort();
-            lines
-        };
-        assert_eq!(sorted(capped), sorted(whole), "{}", path.display());
+        assert_eq!(
+            sorted_lines(capped),
+            sorted_lines(whole),
+            "{}",
+            path.display()
+        );
         if parts > 0 {
             capped_somewhere += 1;
         }
