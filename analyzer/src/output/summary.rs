@@ -8,12 +8,13 @@
 //! the handover table, and how many associations were left out.
 
 use crate::analysis::{AssociationPart, AssociationReport, FileAnalysis, FileReport, ReportSink};
-use crate::events::{AddressSource, AssocId, Event, EventKind};
+use crate::events::{AddressSource, AssocId, EndpointId, Event, EventKind};
 use crate::handover::{Handover, SwitchClass};
 use crate::time::{Nanos, Timestamp};
 use crate::track::assoc::{Association, Start};
 use crate::track::rto::RttStats;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -61,11 +62,7 @@ impl Anomalies {
                 .iter()
                 .filter(|p| p.inactive_transitions > 0)
                 .count(),
-            unanswered_asconfs: g
-                .asked
-                .iter()
-                .filter(|(_, serial)| !g.answered.contains(serial))
-                .count(),
+            unanswered_asconfs: g.unanswered.len(),
             malformed_chunks: a.malformed_chunks,
             aborted: a.end == Some("abort"),
         }
@@ -104,13 +101,20 @@ const SHOWN_AT_MOST: usize = 100;
 /// stays bounded.
 const LINES_AT_MOST: usize = 200;
 
+/// Answered ASCONF serials remembered per association: a request is
+/// retransmitted, or handed on after its answer, within a few exchanges.
+const RECENT_ANSWERS: usize = 64;
+
 /// What the summary knows of an association from the parts handed on
 /// before it finished ([`ReportSink::part`]), then from its report.
 #[derive(Default)]
 struct Gathered {
-    /// ASCONFs by (sender, serial), and the serials answered.
-    asked: FxHashSet<(usize, u32)>,
-    answered: FxHashSet<u32>,
+    /// ASCONFs by (sender, serial) no ASCONF-ACK has answered yet, and the
+    /// serials of the latest answers (a request handed on after its answer,
+    /// or retransmitted after it, is answered): both stay small however
+    /// long the association.
+    unanswered: FxHashSet<(EndpointId, u32)>,
+    recent_answers: VecDeque<u32>,
     switches: usize,
     failovers: usize,
     /// Rendered event lines by frame (the first `LINES_AT_MOST`), and how
@@ -131,15 +135,23 @@ impl Gathered {
     ) {
         for e in events {
             match &e.kind {
-                EventKind::Asconf { sender, serial, .. } => {
-                    self.asked.insert((*sender, *serial));
+                EventKind::Asconf { sender, serial, .. }
+                    if !self.recent_answers.contains(serial) =>
+                {
+                    self.unanswered.insert((*sender, *serial));
                 }
                 EventKind::AsconfAck {
                     serial,
                     request_frame: Some(_),
                     ..
                 } => {
-                    self.answered.insert(*serial);
+                    // Answered by serial, from either endpoint (0 or 1).
+                    self.unanswered.remove(&(0, *serial));
+                    self.unanswered.remove(&(1, *serial));
+                    if self.recent_answers.len() == RECENT_ANSWERS {
+                        self.recent_answers.pop_front();
+                    }
+                    self.recent_answers.push_back(*serial);
                 }
                 _ => {}
             }
