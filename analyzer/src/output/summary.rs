@@ -656,7 +656,7 @@ fn association(s: &mut String, a: &Association, anomalies: &Anomalies) -> std::f
             c.gap_blocks,
             c.dup_tsns_reported
         )?;
-        let segs: Vec<String> = d
+        let mut segs: Vec<String> = d
             .new_data_paths
             .iter()
             .map(|g| {
@@ -666,6 +666,10 @@ fn association(s: &mut String, a: &Association, anomalies: &Anomalies) -> std::f
                 )
             })
             .collect();
+        if d.new_data_paths_left_out > 0 && !segs.is_empty() {
+            let n = d.new_data_paths_left_out;
+            segs.insert(segs.len() - 1, format!("… {n} more …"));
+        }
         if !segs.is_empty() {
             writeln!(s, "    new DATA on: {}", segs.join(", "))?;
         }

@@ -133,12 +133,20 @@ pub struct DataSegment {
     pub new_chunks: u64,
 }
 
+/// New-DATA segments a direction keeps: the first ones and the current
+/// one. An association that switches paths every few seconds for days
+/// would otherwise hold every segment (its switches are in the events).
+pub const DATA_SEGMENTS_AT_MOST: usize = 200;
+
 /// Data sent by one endpoint.
 #[derive(Debug, Default)]
 pub struct Direction {
     pub sender: EndpointId,
-    /// Which path carried new DATA over time.
+    /// Which path carried new DATA over time: the first segments, then the
+    /// current one (at most `DATA_SEGMENTS_AT_MOST` in all).
     pub new_data_paths: Vec<DataSegment>,
+    /// Segments left out between the first ones and the current one.
+    pub new_data_paths_left_out: u64,
     /// Allocated by the direction's first DATA, SACK or FORWARD TSN: many
     /// associations carry DATA one way only, or none, and with tens of
     /// thousands alive an empty ledger per direction is a third of an
@@ -147,6 +155,19 @@ pub struct Direction {
 }
 
 impl Direction {
+    /// Starts a new-DATA segment; beyond `DATA_SEGMENTS_AT_MOST`, it
+    /// replaces the current one, which is counted as left out.
+    pub(crate) fn start_segment(&mut self, segment: DataSegment) {
+        if self.new_data_paths.len() >= DATA_SEGMENTS_AT_MOST {
+            if let Some(current) = self.new_data_paths.last_mut() {
+                *current = segment;
+                self.new_data_paths_left_out += 1;
+                return;
+            }
+        }
+        crate::compact::push(&mut self.new_data_paths, segment);
+    }
+
     /// The direction's counters (all zero until it carries anything).
     pub fn counters(&self) -> &DirectionCounters {
         self.ledger
@@ -172,11 +193,13 @@ impl Serialize for Direction {
             #[serde(flatten)]
             counters: &'a DirectionCounters,
             new_data_paths: &'a [DataSegment],
+            new_data_paths_left_out: u64,
         }
         View {
             sender: self.sender,
             counters: self.counters(),
             new_data_paths: &self.new_data_paths,
+            new_data_paths_left_out: self.new_data_paths_left_out,
         }
         .serialize(serializer)
     }
@@ -308,5 +331,42 @@ impl Association {
 
     pub fn involves(&self, address: IpAddr) -> bool {
         self.endpoints.iter().any(|e| e.has(address))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segment(path: PathId, frame: u64) -> DataSegment {
+        DataSegment {
+            path,
+            first_frame: frame,
+            first_time: Timestamp(frame as i64),
+            last_frame: frame,
+            last_time: Timestamp(frame as i64),
+            new_chunks: 1,
+        }
+    }
+
+    #[test]
+    fn segments_beyond_the_cap_replace_the_current_one() {
+        let mut d = Direction::default();
+        let switches = DATA_SEGMENTS_AT_MOST as u64 + 50;
+        for frame in 0..switches {
+            d.start_segment(segment((frame % 2) as PathId, frame));
+        }
+        assert_eq!(d.new_data_paths.len(), DATA_SEGMENTS_AT_MOST);
+        assert_eq!(d.new_data_paths_left_out, 50);
+        let frames: Vec<u64> = d.new_data_paths.iter().map(|s| s.first_frame).collect();
+        // The first ones in order, then the newest.
+        assert_eq!(
+            frames[..DATA_SEGMENTS_AT_MOST - 1],
+            (0..DATA_SEGMENTS_AT_MOST as u64 - 1).collect::<Vec<_>>()[..]
+        );
+        assert_eq!(
+            d.new_data_paths.last().map(|s| s.first_frame),
+            Some(switches - 1)
+        );
     }
 }

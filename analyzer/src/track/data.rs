@@ -72,17 +72,14 @@ impl Tracker {
                         seg.new_chunks += 1;
                     }
                     _ => {
-                        crate::compact::push(
-                            &mut dir.new_data_paths,
-                            DataSegment {
-                                path: ctx.path,
-                                first_frame: ctx.frame,
-                                first_time: ctx.time,
-                                last_frame: ctx.frame,
-                                last_time: ctx.time,
-                                new_chunks: 1,
-                            },
-                        );
+                        dir.start_segment(DataSegment {
+                            path: ctx.path,
+                            first_frame: ctx.frame,
+                            first_time: ctx.time,
+                            last_frame: ctx.frame,
+                            last_time: ctx.time,
+                            new_chunks: 1,
+                        });
                         sink.emit(ctx.event(EventKind::DataPathChange {
                             sender: ctx.sender,
                             from_path: previous,
