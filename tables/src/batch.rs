@@ -15,10 +15,11 @@ use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// Rows buffered per input before they are written as a batch (bounds the
-/// memory of an input with very many associations: about 650 bytes a row
-/// while buffered, about 5 MB). Each batch is a Parquet row group.
-pub const FLUSH_ROWS: usize = 8 * 1024;
+/// Bytes of rows buffered per input (values and text, all tables) before
+/// they are written as a batch, one Parquet row group per table: bounds
+/// the memory of the rows, of their data frame and of its encoding while
+/// the analysis goes on (docs/performance.md).
+pub const FLUSH_BYTES: usize = 1 << 20;
 
 #[derive(Debug, Clone)]
 pub struct BatchConfig {
@@ -258,7 +259,7 @@ pub fn options_for(input: &Input, config: &BatchConfig) -> Result<AnalysisOption
 
 /// One input's per-association tables on their way to its part files
 /// (`analyze --out` and `watch --out`): rows are buffered and written every
-/// [`FLUSH_ROWS`], so memory stays bounded. The first write error stops the
+/// [`FLUSH_BYTES`], so memory stays bounded. The first write error stops the
 /// writing and is returned by [`PartTables::finish`].
 pub struct PartTables {
     tables: AssociationTables,
@@ -297,7 +298,7 @@ impl PartTables {
     }
 
     fn write_when_full(&mut self, provenance: &Provenance) {
-        if self.tables.rows() < FLUSH_ROWS || self.error.is_some() {
+        if self.tables.bytes() < FLUSH_BYTES || self.error.is_some() {
             return;
         }
         for (writer, (_, rows)) in self.writers.iter_mut().zip(self.tables.by_name()) {

@@ -88,12 +88,13 @@ impl AssociationTables {
         ]
     }
 
-    pub fn rows(&self) -> usize {
-        self.associations.len()
-            + self.paths.len()
-            + self.asconf.len()
-            + self.events.len()
-            + self.handovers.len()
+    /// Bytes the buffered rows of every table hold.
+    pub fn bytes(&self) -> usize {
+        self.associations.bytes()
+            + self.paths.bytes()
+            + self.asconf.bytes()
+            + self.events.bytes()
+            + self.handovers.bytes()
     }
 
     /// Adds one finished association; `capture_point` is the file's (each

@@ -57,6 +57,20 @@ pub struct Rows {
     pub columns: &'static [Col],
     pub values: Vec<Values>,
     cursor: usize,
+    /// Bytes of one row's values, and of the text of every row's strings.
+    row_bytes: usize,
+    text_bytes: usize,
+}
+
+/// Bytes one value of the type takes in its column buffer.
+fn value_bytes(ty: Ty) -> usize {
+    match ty {
+        Ty::U64 => std::mem::size_of::<Option<u64>>(),
+        Ty::I64 | Ty::Time => std::mem::size_of::<Option<i64>>(),
+        Ty::F64 => std::mem::size_of::<Option<f64>>(),
+        Ty::Str => std::mem::size_of::<Option<String>>(),
+        Ty::Bool => std::mem::size_of::<Option<bool>>(),
+    }
 }
 
 impl Rows {
@@ -65,7 +79,14 @@ impl Rows {
             columns: table.columns,
             values: table.columns.iter().map(|c| Values::new(c.ty)).collect(),
             cursor: 0,
+            row_bytes: table.columns.iter().map(|c| value_bytes(c.ty)).sum(),
+            text_bytes: 0,
         }
+    }
+
+    /// Bytes the buffered rows hold (what decides when a batch is written).
+    pub fn bytes(&self) -> usize {
+        self.len() * self.row_bytes + self.text_bytes
     }
 
     pub fn len(&self) -> usize {
@@ -79,6 +100,7 @@ impl Rows {
     pub fn clear(&mut self) {
         self.values.iter_mut().for_each(Values::clear);
         self.cursor = 0;
+        self.text_bytes = 0;
     }
 
     fn slot(&mut self) -> &mut Values {
@@ -115,10 +137,13 @@ impl Rows {
     }
 
     pub fn str(&mut self, v: Option<impl Into<String>>) -> &mut Self {
+        let v: Option<String> = v.map(Into::into);
+        let len = v.as_ref().map_or(0, String::len);
         match self.slot() {
-            Values::Str(c) => c.push(v.map(Into::into)),
+            Values::Str(c) => c.push(v),
             _ => self.mismatch("str"),
         }
+        self.text_bytes += len;
         self
     }
 

@@ -132,7 +132,7 @@ struct Buffered {
     buffer: Vec<u8>,
 }
 
-const WRITE_BUFFER: usize = 256 << 10;
+const WRITE_BUFFER: usize = 64 << 10;
 
 impl SharedFile {
     fn new(file: File) -> Self {
@@ -184,7 +184,7 @@ enum Sink {
 /// 2 KB per column and row group in polars), so an input with more goes on
 /// in another file, `part-<key>.1.<ext>`, and so on: memory stays bounded
 /// however many rows an input has.
-pub const BATCHES_PER_FILE: usize = 16;
+pub const BATCHES_PER_FILE: usize = 4;
 
 /// One table's part for one input, written in batches: `part-<key>.<ext>`,
 /// continued in `part-<key>.<n>.<ext>` after [`BATCHES_PER_FILE`] batches.
