@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// Initial read buffer; grown when a single record does not fit.
-const INITIAL_BUFFER: usize = 4 << 20;
+const INITIAL_BUFFER: usize = 1 << 20;
 /// A record larger than this is treated as corruption, not grown into.
 const MAX_BUFFER: usize = 256 << 20;
 /// pcapng Section Header Block type (the same in either byte order).
