@@ -29,6 +29,10 @@
 //!     long.rs for the model.
 //! ```
 //!
+//! OUT may be a named pipe (`mkfifo`) that the analyzer reads as it is
+//! written: `make bench` measures memory over 16 GB that way, without the
+//! disk space.
+//!
 //! Then, for example:
 //!
 //! ```text

@@ -106,13 +106,14 @@ impl CaptureWriter {
         }
     }
 
-    /// Flushes and syncs the file; returns (bytes, frames).
+    /// Flushes and syncs the file (a regular file: OUT may be a named pipe,
+    /// for captures larger than the disk); returns (bytes, frames).
     pub fn finish(self) -> std::io::Result<(u64, u64)> {
         let (bytes, frames) = (self.bytes, self.frames);
-        self.out
-            .into_inner()
-            .map_err(|e| e.into_error())?
-            .sync_all()?;
+        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+        if file.metadata()?.is_file() {
+            file.sync_all()?;
+        }
         Ok((bytes, frames))
     }
 }
