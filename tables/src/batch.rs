@@ -1,4 +1,4 @@
-//! The batch: every input analysed in parallel (rayon), each streamed into
+//! The batch: every input analysed in parallel (worker threads), each streamed into
 //! its part files, a bad input never stopping the others.
 
 use crate::dataset::{self, Dataset, Done};
@@ -13,6 +13,7 @@ use sctp_handover::analysis::{
 use sctp_handover::handover::{anchors, CapturePoint};
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// Bytes of rows buffered per input (values and text, all tables) before
@@ -121,18 +122,29 @@ pub fn fingerprint(config: &BatchConfig) -> String {
     format!("{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
 }
 
-/// The workers: `jobs` threads (0: one per core) with room on their stacks
-/// for an analysis and the table writers (polars' frames are large in
-/// unoptimised builds).
+/// Stack of each worker: room for an analysis and the table writers
+/// (polars' frames are large in unoptimised builds).
+const WORKER_STACK: usize = 16 << 20;
+
+/// The workers of `analyze` without `--out`: `jobs` threads (0: one per
+/// core).
 pub fn worker_pool(jobs: usize) -> anyhow::Result<rayon::ThreadPool> {
     Ok(rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
-        .stack_size(16 << 20)
+        .stack_size(WORKER_STACK)
         .thread_name(|i| format!("analyze-{i}"))
         .build()?)
 }
 
 /// Runs the batch; outcomes in input order.
+///
+/// The workers are plain threads (`config.jobs`, 0: one per core) that
+/// take the inputs in order, not a rayon pool: polars writes each batch of
+/// rows on its own rayon pool, and a rayon worker waiting on another pool
+/// runs its own pool's queued jobs meanwhile. Here those were the next
+/// inputs, nested on the waiting worker's stack, each holding its analysis
+/// until the ones above it finished: memory grew with the number of inputs
+/// (5 MB per 25 MB capture).
 pub fn run(
     inputs: Vec<Input>,
     params: &[(String, ParamType)],
@@ -141,24 +153,33 @@ pub fn run(
 ) -> anyhow::Result<Vec<Outcome>> {
     let dataset = Dataset::open(&config.out, config.format)?;
     let fingerprint = fingerprint(config);
-    let pool = worker_pool(config.jobs)?;
-    // One task per input, taken in input order; no task waits on another,
-    // so a worker's stack never holds two analyses (a recursive split
-    // would let a waiting worker run another input on top of its own).
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let jobs = if config.jobs == 0 { cores } else { config.jobs };
+    let workers = jobs.min(inputs.len()).max(1);
+    let next = AtomicUsize::new(0);
     let slots: Vec<std::sync::Mutex<Option<Outcome>>> =
         inputs.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    pool.scope_fifo(|scope| {
-        for (input, slot) in inputs.iter().zip(&slots) {
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        for i in 0..workers {
+            let (inputs, slots, next) = (&inputs, &slots, &next);
             let (dataset, fingerprint) = (&dataset, &fingerprint);
-            scope.spawn_fifo(move |_| {
-                let outcome = run_one(input, params, config, dataset, fingerprint);
-                progress.input_done(&outcome);
-                if let Ok(mut s) = slot.lock() {
-                    *s = Some(outcome);
-                }
-            });
+            std::thread::Builder::new()
+                .name(format!("analyze-{i}"))
+                .stack_size(WORKER_STACK)
+                .spawn_scoped(scope, move || loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let (Some(input), Some(slot)) = (inputs.get(k), slots.get(k)) else {
+                        break;
+                    };
+                    let outcome = run_one(input, params, config, dataset, fingerprint);
+                    progress.input_done(&outcome);
+                    if let Ok(mut s) = slot.lock() {
+                        *s = Some(outcome);
+                    }
+                })?;
         }
-    });
+        Ok(())
+    })?;
     let outcomes = slots
         .into_iter()
         .zip(&inputs)
