@@ -95,7 +95,7 @@ pub struct HandoverEngine {
 /// Events an association holds before the settled part of its results is
 /// handed on ([`HandoverEngine::take_part`]): what a long association keeps
 /// stays bounded instead of growing with its age.
-pub const PART_EVENTS: usize = 1024;
+pub const PART_EVENTS: usize = 256;
 
 impl HandoverEngine {
     /// Events not kept by the `max_events` cap.

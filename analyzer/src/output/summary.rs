@@ -180,7 +180,9 @@ impl Gathered {
             self.rows
                 .push((h.switch_frame, h.association, handover_row(h)));
         }
-        if self.lines.len() >= 2 * LINES_AT_MOST || self.rows.len() >= 2 * LINES_AT_MOST {
+        // A quarter more before trimming: each trim sorts what is kept.
+        let trim_at = LINES_AT_MOST + LINES_AT_MOST / 4;
+        if self.lines.len() >= trim_at || self.rows.len() >= trim_at {
             self.keep_first();
         }
     }
