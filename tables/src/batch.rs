@@ -163,7 +163,7 @@ pub fn run(
         for i in 0..workers {
             let (inputs, slots, next) = (&inputs, &slots, &next);
             let (dataset, fingerprint) = (&dataset, &fingerprint);
-            std::thread::Builder::new()
+            let spawned = std::thread::Builder::new()
                 .name(format!("analyze-{i}"))
                 .stack_size(WORKER_STACK)
                 .spawn_scoped(scope, move || loop {
@@ -171,12 +171,23 @@ pub fn run(
                     let (Some(input), Some(slot)) = (inputs.get(k), slots.get(k)) else {
                         break;
                     };
-                    let outcome = run_one(input, params, config, dataset, fingerprint);
-                    progress.input_done(&outcome);
-                    if let Ok(mut s) = slot.lock() {
+                    // A panic outside the analysis (which catches its own)
+                    // ends this input as failed, not the worker.
+                    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        let outcome = run_one(input, params, config, dataset, fingerprint);
+                        progress.input_done(&outcome);
+                        outcome
+                    }));
+                    if let (Ok(outcome), Ok(mut s)) = (outcome, slot.lock()) {
                         *s = Some(outcome);
                     }
-                })?;
+                });
+            match spawned {
+                Ok(_) => {}
+                // Fewer workers than asked: the ones running take every input.
+                Err(_) if i > 0 => break,
+                Err(e) => return Err(e.into()),
+            }
         }
         Ok(())
     })?;
