@@ -16,11 +16,11 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-/// Bytes of rows buffered per input (values and text, all tables) before
-/// they are written as a batch, one Parquet row group per table: bounds
-/// the memory of the rows, of their data frame and of its encoding while
-/// the analysis goes on (docs/performance.md).
-pub const FLUSH_BYTES: usize = 1 << 20;
+/// Bytes of one table's rows (values and text) buffered per input before
+/// they are written as a batch, a Parquet row group: bounds the memory of
+/// the rows (five tables: 1.25 MiB), of their data frame and of its
+/// encoding while the analysis goes on (docs/performance.md).
+pub const FLUSH_BYTES: usize = 256 << 10;
 
 #[derive(Debug, Clone)]
 pub struct BatchConfig {
@@ -329,12 +329,15 @@ impl PartTables {
         self.write_when_full(provenance);
     }
 
+    /// Writes each table whose rows reach [`FLUSH_BYTES`]: a table with few
+    /// rows (associations, paths) gathers them for as long as one with
+    /// many, instead of becoming many tiny row groups.
     fn write_when_full(&mut self, provenance: &Provenance) {
-        if self.tables.bytes() < FLUSH_BYTES || self.error.is_some() {
+        if self.error.is_some() {
             return;
         }
         for (writer, (_, rows)) in self.writers.iter_mut().zip(self.tables.by_name()) {
-            if rows.is_empty() {
+            if rows.bytes() < FLUSH_BYTES {
                 continue;
             }
             if let Err(e) = writer.write(rows, provenance) {
