@@ -209,15 +209,27 @@ if [[ ${BENCH_BIG:-0} == 1 ]]; then
   for out in text tables; do
     rm -f "$pipe"
     mkfifo "$pipe"
-    "$gen" long "$pipe" --megabytes $((160 * mb)) --seed 4 2>>"$results/stderr.log" &
+    "$gen" long "$pipe" --megabytes $((160 * mb)) --seed 4 2>"$results/$P.generator.log" &
+    generator=$!
+    # A failed measurement exits: the generator would wait on the pipe.
+    trap 'kill $generator 2>/dev/null' EXIT
     if [[ $out == text ]]; then
       measure "analyze -j 1, text" "$P" 1 -- "$bin" analyze -q -j 1 "$pipe"
     else
       measure "analyze -j 1, --out tables" "$P" 1 -- "$bin" analyze -q -j 1 --force --out "$tables/$P" "$pipe"
     fi
-    wait $!
+    wait $generator
+    trap - EXIT
   done
   rm -f "$pipe"
+  # The frames are known once the generator is done ("F: N frames, ...").
+  frames[$P]=$(grep -oE '[0-9]+ frames' "$results/$P.generator.log" | head -1 | cut -d' ' -f1)
+  for i in "${!rows[@]}"; do
+    IFS=$'\t' read -r c k r m _ w mbs _ cpu rss <<<"${rows[$i]}"
+    [[ $k == "$P" ]] || continue
+    rows[i]=$(awk -v OFS='\t' -v c="$c" -v k="$k" -v r="$r" -v m="$m" -v n="${frames[$P]}" -v w="$w" \
+      -v mbs="$mbs" -v cpu="$cpu" -v rss="$rss" 'BEGIN { print c, k, r, m, n, w, mbs, sprintf("%.3f", n / w / 1e6), cpu, rss }')
+  done
   big_keys+=("$P")
 fi
 # The fields the analysis reads from each packet (see docs/performance.md).

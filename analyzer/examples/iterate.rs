@@ -6,7 +6,7 @@
 //! ```
 //!
 //! * `parser` (default): pcap-parser's streaming reader over the file, as
-//!   the analyzer creates it (same crate, same 4 MiB buffer), adding up the
+//!   the analyzer creates it (same crate, same 1 MiB buffer), adding up the
 //!   captured lengths of pcap records and pcapng packet blocks.
 //! * `reader`: the analyzer's own capture reader
 //!   (`sctp_handover::capture`), which adds timestamps, link types and
@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 fn parser(path: &Path) -> (u64, u64) {
     let file = std::fs::File::open(path).expect("open capture");
-    let mut reader = pcap_parser::create_reader(4 << 20, file).expect("pcap or pcapng");
+    let mut reader = pcap_parser::create_reader(1 << 20, file).expect("pcap or pcapng");
     let (mut frames, mut bytes) = (0u64, 0u64);
     loop {
         match reader.next() {

@@ -179,7 +179,7 @@ struct AnalysisArgs {
     #[arg(long, default_value_t = Limits::default().tsn_window, value_name = "N")]
     tsn_window: usize,
     /// Events of one association held at once until they are written (a
-    /// long association writes them in parts of 1 024).
+    /// long association writes them in parts of 256).
     #[arg(long, default_value_t = Limits::default().events, value_name = "N")]
     max_events: usize,
     /// Analyse only the frames this capture filter accepts (libpcap syntax,
