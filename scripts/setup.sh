@@ -57,10 +57,11 @@ fi
 # that changed them instead (unless they have local changes, which keep
 # their own): a new version of a patch is a newer commit, and is compiled.
 root=$(cd "$(dirname "$0")/.." && pwd)
-if git -C "$root" rev-parse --git-dir >/dev/null 2>&1 &&
-  git -C "$root" diff --quiet HEAD -- third_party 2>/dev/null; then
-  t=$(git -C "$root" log -1 --format=%ct -- third_party)
-  if [[ -n $t ]]; then
-    find "$root/third_party" -exec touch -h -d "@$t" {} +
-  fi
+if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
+  for crate in "$root"/third_party/*/; do
+    rel=third_party/$(basename "$crate")
+    git -C "$root" diff --quiet HEAD -- "$rel" 2>/dev/null || continue
+    t=$(git -C "$root" log -1 --format=%ct -- "$rel")
+    [[ -z $t ]] || find "$crate" -exec touch -h -d "@$t" {} +
+  done
 fi
