@@ -310,7 +310,7 @@ impl Status {
 
 /// `--out`: the watch as one input of an `analyze --out` dataset. Rows of
 /// finished associations are written to the (hidden, temporary) part files
-/// whenever a table holds `FLUSH_BYTES` of rows, as `analyze` does, so memory stays bounded;
+/// whenever they reach `FLUSH_BYTES`, as `analyze` does, so memory stays bounded;
 /// the parts are completed and renamed into place when the watch ends.
 struct TablesOut {
     dataset: Dataset,

@@ -16,11 +16,11 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-/// Bytes of one table's rows (values and text) buffered per input before
-/// they are written as a batch, a Parquet row group: bounds the memory of
-/// the rows (five tables: 1.25 MiB), of their data frame and of its
-/// encoding while the analysis goes on (docs/performance.md).
-pub const FLUSH_BYTES: usize = 256 << 10;
+/// Bytes of rows (values and text, all tables) buffered per input before
+/// the largest table is written as a batch, a Parquet row group: bounds
+/// the memory of the rows, of their data frame and of its encoding while
+/// the analysis goes on (docs/performance.md).
+pub const FLUSH_BYTES: usize = 1 << 20;
 
 #[derive(Debug, Clone)]
 pub struct BatchConfig {
@@ -329,20 +329,23 @@ impl PartTables {
         self.write_when_full(provenance);
     }
 
-    /// Writes each table whose rows reach [`FLUSH_BYTES`]: a table with few
-    /// rows (associations, paths) gathers them for as long as one with
-    /// many, instead of becoming many tiny row groups.
+    /// While the rows of all tables hold [`FLUSH_BYTES`], writes the
+    /// largest table: each batch is at least a fifth of the budget (most
+    /// are the one or two tables with many rows), and a table with few rows
+    /// gathers them until it is among the largest.
     fn write_when_full(&mut self, provenance: &Provenance) {
-        if self.error.is_some() {
-            return;
-        }
-        for (writer, (_, rows)) in self.writers.iter_mut().zip(self.tables.by_name()) {
-            if rows.bytes() < FLUSH_BYTES {
-                continue;
-            }
+        while self.error.is_none() && self.tables.bytes() >= FLUSH_BYTES {
+            let Some((writer, rows)) = self
+                .writers
+                .iter_mut()
+                .zip(self.tables.by_name())
+                .map(|(writer, (_, rows))| (writer, rows))
+                .max_by_key(|(_, rows)| rows.bytes())
+            else {
+                return;
+            };
             if let Err(e) = writer.write(rows, provenance) {
                 self.error = Some(format!("{e:#}"));
-                return;
             }
         }
     }
