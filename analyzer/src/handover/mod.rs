@@ -155,13 +155,16 @@ impl HandoverEngine {
         }
         a.events = kept;
         a.held_back = a.events.len();
-        let waiting: Vec<usize> = [0, 1]
+        // Sorted for the lookups: without the SACKs every switch waits,
+        // and a scan per slot would make each part quadratic.
+        let mut waiting: Vec<usize> = [0, 1]
             .into_iter()
             .flat_map(|sender| a.directions[sender].pending.iter().map(|p| p.index))
             .collect();
+        waiting.sort_unstable();
         let mut handovers = Vec::new();
         for (i, slot) in a.handovers.iter_mut().enumerate() {
-            if !waiting.contains(&(a.handed_on + i)) {
+            if waiting.binary_search(&(a.handed_on + i)).is_err() {
                 handovers.extend(slot.take().map(|h| *h));
             }
         }
