@@ -12,7 +12,7 @@ use sctp_handover::analysis::{
 use sctp_handover::output::jsonl::JsonLines;
 use sctp_handover::output::summary::Summary;
 use sctp_handover::time::Timestamp;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A sink that counts the parts it passes on.
 struct Counted<S> {
@@ -83,17 +83,11 @@ fn outputs(path: &Path, part_events: usize) -> (Vec<String>, String, u64) {
     )
 }
 
-fn captures() -> Vec<PathBuf> {
-    let mut all = common::all_samples();
-    all.extend(common::public_capture_files());
-    all
-}
-
 #[test]
 fn parts_give_the_outputs_what_the_whole_association_gives() {
     let mut with_parts = 0;
     let mut parts_total = 0;
-    for path in captures() {
+    for path in common::samples_and_public_captures() {
         let (whole_json, whole_text, no_parts) = outputs(&path, usize::MAX);
         assert_eq!(no_parts, 0, "{}: parts without a threshold", path.display());
         let (json, text, parts) = outputs(&path, 1);
@@ -129,7 +123,7 @@ fn parts_give_the_outputs_what_the_whole_association_gives() {
 #[test]
 fn a_cap_on_held_events_hands_them_on_instead_of_dropping_them() {
     let mut capped_somewhere = 0;
-    for path in captures() {
+    for path in common::samples_and_public_captures() {
         let (whole, file, _) = run(&path, usize::MAX, JsonLines::new(Vec::new(), &path));
         let whole = whole.finish(&file).expect("writing to memory");
         let (capped, file, parts) = run_with(&path, 1024, 64, JsonLines::new(Vec::new(), &path));

@@ -72,8 +72,7 @@ fn tables(path: &Path, part_events: usize) -> (Vec<(&'static str, Vec<String>)>,
 
 #[test]
 fn parts_give_the_tables_the_rows_of_the_whole_association() {
-    let mut captures = common::all_samples();
-    captures.extend(common::public_capture_files());
+    let captures = common::samples_and_public_captures();
     let mut with_parts = 0;
     for path in &captures {
         let (whole, no_parts) = tables(path, usize::MAX);

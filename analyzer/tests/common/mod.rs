@@ -150,6 +150,13 @@ pub fn all_samples() -> Vec<PathBuf> {
     out
 }
 
+/// The sample captures, then every public capture.
+pub fn samples_and_public_captures() -> Vec<PathBuf> {
+    let mut all = all_samples();
+    all.extend(public_capture_files());
+    all
+}
+
 #[derive(Clone)]
 pub struct RawFrame {
     pub ts_ns: i64,
