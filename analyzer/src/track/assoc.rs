@@ -258,7 +258,17 @@ pub struct Association {
     /// Entries for it in the tracker's deadline heap.
     #[serde(skip)]
     pub(crate) queued_deadlines: u8,
+    /// Per sending endpoint, the path of its last packet once both of
+    /// that path's addresses are known to the right endpoints
+    /// ([`NO_PATH`] until then): the next packet on it needs no address
+    /// learning and no path lookup (most packets repeat their sender's
+    /// last path).
+    #[serde(skip)]
+    pub(crate) last_path: [PathId; 2],
 }
+
+/// [`Association::last_path`] when there is none.
+pub(crate) const NO_PATH: PathId = PathId::MAX;
 
 impl Association {
     pub fn new(id: u32, start: Start, ports: [u16; 2], frame: u64, time: Timestamp) -> Self {
@@ -288,6 +298,7 @@ impl Association {
             tag_keys: Vec::new(),
             init_keys: Vec::new(),
             queued_deadlines: 0,
+            last_path: [NO_PATH; 2],
         }
     }
 

@@ -222,6 +222,18 @@ impl Tracker {
         a.packets += 1;
         a.last_frame = frame;
         a.last_time = time;
+        // The sender's last path again: its addresses are known (learning
+        // them would change nothing) and the path needs no lookup.
+        let last = a.last_path[sender];
+        if let Some(ps) = a.paths.get_mut(usize::from(last)) {
+            if ps.src == dg.src && ps.dst == dg.dst {
+                ps.packets += 1;
+                ps.bytes += dg.bytes.len() as u64;
+                ps.last_frame = frame;
+                ps.last_time = time;
+                return Some(last);
+            }
+        }
         for (endpoint, address) in [(sender, dg.src), (1 - sender, dg.dst)] {
             if self.learn(id, endpoint, address, AddressSource::Observed, frame) {
                 sink.emit(Event {
@@ -257,6 +269,9 @@ impl Tracker {
                 p
             }
         };
+        if a.endpoints[sender].has(dg.src) && a.endpoints[1 - sender].has(dg.dst) {
+            a.last_path[sender] = path;
+        }
         let ps = &mut a.paths[usize::from(path)];
         ps.packets += 1;
         ps.bytes += dg.bytes.len() as u64;
