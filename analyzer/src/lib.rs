@@ -7,6 +7,7 @@
 //! and [`events`]) → [`output`] (summaries, JSON).
 
 pub mod analysis;
+mod by_id;
 pub mod capture;
 mod compact;
 pub mod decode;

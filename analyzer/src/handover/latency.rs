@@ -87,7 +87,7 @@ impl HandoverEngine {
             handovers,
             handed_on,
             ..
-        }) = self.associations.get_mut(&id).map(|a| &mut **a)
+        }) = self.associations.get_mut(id)
         else {
             return;
         };

@@ -11,12 +11,12 @@ mod recognition;
 mod state;
 mod switch;
 
+use crate::by_id::ById;
 use crate::events::{AssocId, Event, EventKind, EventSink, Observation};
 use crate::time::Nanos;
 use crate::track::limits::Hit;
 use crate::wire::sctp_param::AsconfOp;
 use anchors::Anchor;
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 use state::{Association, HeartbeatRecord, Mark};
 
@@ -78,7 +78,7 @@ impl HandoverConfig {
 pub struct HandoverEngine {
     config: HandoverConfig,
     /// Boxed: the table stays small, and growing it moves pointers.
-    associations: FxHashMap<AssocId, Box<Association>>,
+    associations: ById<Association>,
     /// The most recent data path switch, as built when its
     /// `DataPathChange` event went through (for callers that annotate
     /// frames as they stream; prefer [`HandoverEngine::last_handover`]).
@@ -106,7 +106,7 @@ impl HandoverEngine {
     pub fn new(config: HandoverConfig) -> Self {
         HandoverEngine {
             config,
-            associations: FxHashMap::default(),
+            associations: ById::default(),
             latest: None,
             events_dropped: Hit::default(),
             part_due: None,
@@ -129,7 +129,7 @@ impl HandoverEngine {
     /// pending. What stays is handed on later, in the next part or by
     /// [`HandoverEngine::retire`].
     pub fn take_part(&mut self, id: AssocId, open: &[u64]) -> (Vec<Event>, Vec<Handover>) {
-        let Some(a) = self.associations.get_mut(&id) else {
+        let Some(a) = self.associations.get_mut(id) else {
             return (Vec::new(), Vec::new());
         };
         let is_open = |e: &Event| {
@@ -189,9 +189,8 @@ impl HandoverEngine {
     /// whose sequence gap was never acknowledged keeps the reason its total
     /// latency started with, as at the end of a file.
     pub fn retire(&mut self, id: AssocId) -> (Vec<Event>, Vec<Handover>) {
-        match self.associations.remove(&id) {
+        match self.associations.remove(id) {
             Some(a) => {
-                let a = *a;
                 let handovers = a.handovers.into_iter().flatten().map(|h| *h).collect();
                 (a.events, handovers)
             }
@@ -202,7 +201,7 @@ impl HandoverEngine {
     /// Finishes: every association's events (by frame, then association)
     /// and handovers (by switch frame, then association).
     pub fn finish(mut self) -> (Vec<Event>, Vec<Handover>) {
-        let mut ids: Vec<AssocId> = self.associations.keys().copied().collect();
+        let mut ids: Vec<AssocId> = self.associations.ids().collect();
         ids.sort_unstable();
         let mut events = Vec::new();
         let mut handovers = Vec::new();

@@ -362,7 +362,7 @@ pub(super) struct Association {
 
 impl HandoverEngine {
     pub(super) fn assoc(&mut self, id: AssocId) -> &mut Association {
-        self.associations.entry(id).or_default()
+        self.associations.get_or_default(id)
     }
 
     pub(super) fn on_observation(&mut self, o: &Observation) {

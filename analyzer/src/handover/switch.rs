@@ -38,7 +38,7 @@ impl HandoverEngine {
             latest,
             ..
         } = self;
-        let a = associations.get_mut(&id).expect("created above");
+        let a = associations.get_mut(id).expect("created above");
         let addr = |p: PathId, a: &Association| a.paths.get(usize::from(p)).copied();
         let (Some((old_src, old_dst)), Some((new_src, new_dst))) = (addr(old, a), addr(to, a))
         else {
@@ -233,7 +233,7 @@ impl HandoverEngine {
             recognition,
         };
         *latest = Some(handover.clone());
-        let a = associations.get_mut(&id).expect("created above");
+        let a = associations.get_mut(id).expect("created above");
         let index = a.handed_on + a.handovers.len();
         a.handovers.push(Some(Box::new(handover)));
         let d = &mut a.directions[sender];

@@ -10,6 +10,7 @@
 use super::assoc::Association;
 use super::demux::port_pair;
 use super::Tracker;
+use crate::by_id::ById;
 use crate::events::AssocId;
 use crate::time::Timestamp;
 use rustc_hash::FxHashMap;
@@ -22,17 +23,17 @@ pub(super) type Deadline = Reverse<(Timestamp, AssocId)>;
 /// The alive associations by id (boxed: the table stays small, and
 /// growing it moves pointers, not associations).
 #[derive(Default)]
-pub(super) struct Alive(FxHashMap<AssocId, Box<Association>>);
+pub(super) struct Alive(ById<Association>);
 
 impl Alive {
     pub(super) fn get(&self, id: AssocId) -> Option<&Association> {
-        self.0.get(&id).map(|a| &**a)
+        self.0.get(id)
     }
     fn insert(&mut self, a: Association) {
-        self.0.insert(a.id, Box::new(a));
+        self.0.insert(a.id, a);
     }
     fn remove(&mut self, id: AssocId) -> Option<Association> {
-        self.0.remove(&id).map(|a| *a)
+        self.0.remove(id)
     }
     pub(super) fn len(&self) -> usize {
         self.0.len()
@@ -42,13 +43,13 @@ impl Alive {
 impl Index<AssocId> for Alive {
     type Output = Association;
     fn index(&self, id: AssocId) -> &Association {
-        self.0.get(&id).expect("association is alive")
+        self.0.get(id).expect("association is alive")
     }
 }
 
 impl IndexMut<AssocId> for Alive {
     fn index_mut(&mut self, id: AssocId) -> &mut Association {
-        self.0.get_mut(&id).expect("association is alive")
+        self.0.get_mut(id).expect("association is alive")
     }
 }
 
@@ -149,7 +150,7 @@ impl Tracker {
     pub fn retire_all(&mut self) -> impl Iterator<Item = Association> + '_ {
         self.deadlines.clear();
         self.stale_deadlines = 0;
-        let mut ids: Vec<AssocId> = self.associations.0.keys().copied().collect();
+        let mut ids: Vec<AssocId> = self.associations.0.ids().collect();
         ids.sort_unstable();
         ids.into_iter().map(move |id| {
             let a = self.remove(id);
