@@ -55,6 +55,8 @@ impl<T> ById<T> {
     }
 
     /// Inserts (or replaces) the entry of `id`.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn insert(&mut self, id: AssocId, value: T) -> &mut T {
         let slot = match self.slot_of.get(&id) {
             Some(&slot) => slot,

@@ -226,7 +226,11 @@ impl Direction {
                 self.tsns.pop_front();
                 self.tsn_base = self.tsn_base.wrapping_add(1);
             }
-            self.tsns.extend(std::iter::repeat_n(None, skip));
+            if skip > 0 {
+                // (Guarded: extending by nothing is a call, and every new
+                // DATA comes here.)
+                self.tsns.extend(std::iter::repeat_n(None, skip));
+            }
         }
         crate::compact::push_back(&mut self.tsns, Some(info));
     }
@@ -361,6 +365,7 @@ pub(super) struct Association {
 }
 
 impl HandoverEngine {
+    #[inline]
     pub(super) fn assoc(&mut self, id: AssocId) -> &mut Association {
         self.associations.get_or_default(id)
     }

@@ -284,7 +284,9 @@ impl TsnLedger {
             self.forgotten += self.window.iter().filter(|r| r.seen).count() as u64;
             self.window.clear();
             self.base = tsn;
-        } else {
+        } else if skipped > 0 {
+            // (Guarded: extending by nothing is a call, and every DATA
+            // comes here.)
             self.window
                 .extend(std::iter::repeat_n(TsnRecord::UNSEEN, skipped));
         }
