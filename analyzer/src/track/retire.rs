@@ -42,12 +42,14 @@ impl Alive {
 
 impl Index<AssocId> for Alive {
     type Output = Association;
+    #[inline]
     fn index(&self, id: AssocId) -> &Association {
         self.0.get(id).expect("association is alive")
     }
 }
 
 impl IndexMut<AssocId> for Alive {
+    #[inline]
     fn index_mut(&mut self, id: AssocId) -> &mut Association {
         self.0.get_mut(id).expect("association is alive")
     }
