@@ -94,7 +94,7 @@ local function start()
   if not proto.prefs.prescan then return end
   local path = cmdline_file()
   if not path then return end
-  if core:scan_file(path, function(number, length) lengths[number] = length end) then
+  if core:scan_file(path, lengths) then
     mode = "prescanned"
   end
 end
@@ -178,64 +178,68 @@ local function add_expert(tree, kind, text)
   tree:add_proto_expert_info(e, text)
 end
 
--- Per frame, nothing is built that could be built once.
-local DIRECTION = { [0] = "0>1", [1] = "1>0" }
+-- Per frame, nothing is built that could be built once: a packet's view
+-- (association, path, addresses as text, direction) is shared by the
+-- frames of its path.
 local NO_RESULTS = {}
 
-local function annotate(a, pinfo, tree, unanswered)
+local function annotate(v, a, pinfo, tree, unanswered)
   local t = tree:add(proto)
-  if a.assoc ~= nil then
-    t:add(F.assoc, a.assoc)
-    t:add(F.path, a.path)
-    t:add(F.path_src, W.addr_string(a.src))
-    t:add(F.path_dst, W.addr_string(a.dst))
-    t:add(F.direction, DIRECTION[a.sender] or (a.sender .. ">" .. (1 - a.sender)))
+  if v then
+    t:add(F.assoc, v.assoc)
+    t:add(F.path, v.path)
+    t:add(F.path_src, v.src_text)
+    t:add(F.path_dst, v.dst_text)
+    t:add(F.direction, v.direction)
   end
-  for _, e in ipairs(a.events) do t:add(F.event, e) end
-  if a.asconf_serial then t:add(F.asconf_serial, a.asconf_serial) end
-  if a.asconf_ack then t:add(F.asconf_ack_frame, a.asconf_ack) end
-  if a.asconf_request then
-    t:add(F.asconf_request_frame, a.asconf_request)
-    t:add(F.asconf_rtt, a.asconf_rtt)
+  if a then
+    for _, e in ipairs(a.events) do t:add(F.event, e) end
+    if a.asconf_serial then t:add(F.asconf_serial, a.asconf_serial) end
+    if a.asconf_ack then t:add(F.asconf_ack_frame, a.asconf_ack) end
+    if a.asconf_request then
+      t:add(F.asconf_request_frame, a.asconf_request)
+      t:add(F.asconf_rtt, a.asconf_rtt)
+    end
+    for _, r in ipairs(a.asconf_results or NO_RESULTS) do t:add(F.asconf_result, r) end
+    if a.hb_ack then t:add(F.hb_ack_frame, a.hb_ack) end
+    if a.hb_request then
+      t:add(F.hb_request_frame, a.hb_request)
+      t:add(F.hb_rtt, a.hb_rtt)
+      t:add(F.hb_path, a.hb_path)
+    end
+    local s = a.switch
+    if s then
+      t:add(F.switch_from, s.from_path)
+      t:add(F.switch_to, s.to_path)
+      t:add(F.switch_kind, s.kind)
+      if s.interrupt then t:add(F.switch_interrupt, s.interrupt) end
+      if s.last_old then t:add(F.switch_last_old, s.last_old) end
+      if s.first_new then t:add(F.switch_first_new, s.first_new) end
+      pinfo.cols.info:append(string.format(" [%s path switch %d->%d]", s.kind, s.from_path, s.to_path))
+    end
+    for _, x in ipairs(a.expert) do add_expert(t, x[1], x[2]) end
   end
-  for _, r in ipairs(a.asconf_results or NO_RESULTS) do t:add(F.asconf_result, r) end
-  if a.hb_ack then t:add(F.hb_ack_frame, a.hb_ack) end
-  if a.hb_request then
-    t:add(F.hb_request_frame, a.hb_request)
-    t:add(F.hb_rtt, a.hb_rtt)
-    t:add(F.hb_path, a.hb_path)
-  end
-  local s = a.switch
-  if s then
-    t:add(F.switch_from, s.from_path)
-    t:add(F.switch_to, s.to_path)
-    t:add(F.switch_kind, s.kind)
-    if s.interrupt then t:add(F.switch_interrupt, s.interrupt) end
-    if s.last_old then t:add(F.switch_last_old, s.last_old) end
-    if s.first_new then t:add(F.switch_first_new, s.first_new) end
-    pinfo.cols.info:append(string.format(" [%s path switch %d->%d]", s.kind, s.from_path, s.to_path))
-  end
-  for _, x in ipairs(a.expert) do add_expert(t, x[1], x[2]) end
   for _ = 1, unanswered do add_expert(t, "warning", Core.NO_ACK) end
 end
 
 function proto.dissector(tvb, pinfo, tree)
   if not core then start() end
-  if mode == "prescanned" and lengths[pinfo.number] ~= tvb:len() then
+  local number = pinfo.number
+  if mode == "prescanned" and lengths[number] ~= tvb:len() then
     -- Not the file we pre-scanned (e.g. another file opened in the GUI).
     core, lengths, mode = Core.new(), {}, "incremental"
   end
   if mode == "incremental" and not pinfo.visited then feed(tvb, pinfo) end
-  local a = core.ann[pinfo.number]
-  if a and tree then
+  local v, a = core.views[number], core.ann[number]
+  if v or a then
     -- Read incrementally, a re-dissection (the GUI, `-2`) comes after the
     -- frames read so far: ASCONFs still unanswered get the warning that a
     -- pre-scan gives.
     local unanswered = 0
-    if mode == "incremental" and pinfo.visited and a.asconf_serial then
-      unanswered = core:unanswered(pinfo.number, a.assoc)
+    if mode == "incremental" and pinfo.visited and a and a.asconf_serial and v then
+      unanswered = core:unanswered(number, v.assoc)
     end
-    local ok, err = pcall(annotate, a, pinfo, tree, unanswered)
+    local ok, err = pcall(annotate, v, a, pinfo, tree, unanswered)
     if not ok then
       tree:add_proto_expert_info(E.malformed, "sctpho: " .. tostring(err))
     end

@@ -12,9 +12,18 @@ local W = require("sctpho_wire")
 local Core = {}
 Core.__index = Core
 
+-- The pre-scan runs the code below for every packet of a capture: byte
+-- reads, constants and library functions are locals, the packet being
+-- analysed is one reused table, and nothing is allocated per packet or
+-- per DATA chunk that can be kept per path.
+local byte, floor, min, type = string.byte, math.floor, math.min, type
+local decode_chunk, addr_string = W.decode_chunk, W.addr_string
+local DATA, INIT, INIT_ACK, SACK, HEARTBEAT, HEARTBEAT_ACK = W.DATA, W.INIT, W.INIT_ACK, W.SACK, W.HEARTBEAT, W.HEARTBEAT_ACK
+local ABORT, SHUTDOWN, SHUTDOWN_COMPLETE, NR_SACK, I_DATA = W.ABORT, W.SHUTDOWN, W.SHUTDOWN_COMPLETE, W.NR_SACK, W.I_DATA
+local ASCONF_ACK, ASCONF = W.ASCONF_ACK, W.ASCONF
+
 local TWO32, TWO31 = 4294967296, 2147483648
-local function sdiff(a, b) return (a - b) % TWO32 end
-local function sgt(a, b) local d = sdiff(a, b); return d ~= 0 and d < TWO31 end
+local function sgt(a, b) local d = (a - b) % TWO32; return d ~= 0 and d < TWO31 end
 local function sle(a, b) return not sgt(a, b) end
 local function plus(a, k) return (a + k) % TWO32 end
 
@@ -37,10 +46,12 @@ function Core.new()
     by_tag = {},       -- [sport*65536+dport][tag] -> {id, sender}
     by_init = {},      -- [sport*65536+dport][tag] -> id
     by_ports = {},     -- "lo:hi" -> {ids}
-    ann = {},          -- frame -> annotation
+    views = {},        -- frame -> its packet's view (see view_of): every SCTP frame
+    ann = {},          -- frame -> annotation beyond the view: events, expert, ... (few frames)
     switches = {},     -- in order
     malformed = 0,
     finished = false,
+    ctx = {},          -- the packet under analysis
   }, Core)
 end
 
@@ -61,6 +72,7 @@ local function pair(a, b) if a < b then return a .. ":" .. b end return b .. ":"
 -- events): see add_event / add_expert.
 local NONE = setmetatable({}, { __newindex = function() error("shared empty list") end })
 
+-- A frame's annotation beyond its view, created when something is added.
 function Core:annotation(frame)
   local a = self.ann[frame]
   if not a then
@@ -77,11 +89,28 @@ local function add_expert(ann, severity, text)
 end
 Core.add_expert = add_expert
 
+-- The annotation of the packet under analysis.
+local function ann_of(self, ctx)
+  local ann = ctx.ann
+  if not ann then
+    ann = self:annotation(ctx.frame)
+    ctx.ann = ann
+  end
+  return ann
+end
+
 local function new_direction()
   return {
-    highest = nil, cum = nil, base = nil, rec = {},
+    highest = nil, cum = nil, base = nil,
+    -- rec[tsn]: the path a TSN not yet cumulatively acked was last sent
+    -- on; a table {last_path, gap, miss} once a SACK reported it in a gap
+    -- block or missing (few TSNs), so that most TSNs cost no table.
+    rec = {},
     current = nil, abandoned = {}, seg_first_frame = nil,
-    last_data = {}, last_new = {}, first_in_segment = {}, in_segment = {},
+    -- per path: the last DATA {frame, sec, nsec} (one table per path,
+    -- updated in place), the first DATA of the current segment (a copy),
+    -- and the DATA in the segment
+    last_data = {}, first_in_segment = {}, in_segment = {},
     expiries = {},
   }
 end
@@ -109,13 +138,13 @@ function Core:set_tag(a, endpoint, tag)
 end
 
 -- Finds or creates the association of a packet; returns it and the
--- sending endpoint. Mirrors the analyzer's track::Tracker::locate.
-function Core:locate(p, src, dst, frame)
-  local sport, dport, vtag = p.sport, p.dport, p.vtag
-  local first = p.chunks[1]
-  local ftype = first and first.type
-  if ftype == W.INIT and first.initiate_tag then
-    local known = get3(self.by_init, sport, dport, first.initiate_tag)
+-- sending endpoint. ftype, fflags, finit: the first chunk's type, flags and
+-- initiate tag when it is a well-formed INIT, INIT ACK, ABORT or SHUTDOWN
+-- COMPLETE (nothing else places a packet). Mirrors the analyzer's
+-- track::Tracker::locate.
+function Core:locate(sport, dport, vtag, ftype, fflags, finit, src, dst, frame)
+  if ftype == INIT and finit then
+    local known = get3(self.by_init, sport, dport, finit)
     if known then return self.assocs[known + 1], 0 end
     for _, id in ipairs(self.by_ports[pair(sport, dport)] or {}) do
       local o = self.assocs[id + 1]
@@ -124,23 +153,23 @@ function Core:locate(p, src, dst, frame)
       end
     end
     local a = self:create({ [0] = sport, [1] = dport }, frame)
-    set3(self.by_init, sport, dport, first.initiate_tag, a.id)
-    self:set_tag(a, 0, first.initiate_tag)
+    set3(self.by_init, sport, dport, finit, a.id)
+    self:set_tag(a, 0, finit)
     return a, 0
   end
-  if ftype == W.INIT_ACK and first.initiate_tag then
+  if ftype == INIT_ACK and finit then
     local hit = get3(self.by_tag, sport, dport, vtag)
     if hit then
       local a = self.assocs[hit[1] + 1]
-      self:set_tag(a, hit[2], first.initiate_tag)
+      self:set_tag(a, hit[2], finit)
       return a, hit[2]
     end
     local a = self:create({ [0] = dport, [1] = sport }, frame)
     self:set_tag(a, 0, vtag)
-    self:set_tag(a, 1, first.initiate_tag)
+    self:set_tag(a, 1, finit)
     return a, 1
   end
-  local reflected = (ftype == W.ABORT or ftype == W.SHUTDOWN_COMPLETE) and first.flags % 2 == 1
+  local reflected = (ftype == ABORT or ftype == SHUTDOWN_COMPLETE) and fflags % 2 == 1
   if reflected then
     local hit = get3(self.by_tag, dport, sport, vtag)
     if hit then return self.assocs[hit[1] + 1], 1 - hit[2] end
@@ -171,38 +200,95 @@ function Core:locate(p, src, dst, frame)
   return a, 0
 end
 
+-- The path (a source / destination pair) of an association: its record.
 function Core:path(a, sender, src, dst)
   local by_dst = a.path_index[src]
   if not by_dst then by_dst = {}; a.path_index[src] = by_dst end
-  local id = by_dst[dst]
-  if not id then
-    id = #a.paths
-    a.paths[id + 1] = { id = id, src = src, dst = dst, sender = sender }
-    by_dst[dst] = id
+  local p = by_dst[dst]
+  if not p then
+    local id = #a.paths
+    p = { id = id, src = src, dst = dst, sender = sender, views = {} }
+    a.paths[id + 1] = p
+    by_dst[dst] = p
   end
-  return id
+  return p
 end
 
--- One SCTP packet: frame number, time, raw addresses, SCTP bytes.
-function Core:packet(frame, sec, nsec, src, dst, bytes)
-  local p, err = W.parse_sctp(bytes)
-  if not p then
-    self.malformed = self.malformed + 1
-    add_expert(self:annotation(frame), "note", "malformed SCTP: " .. err)
-    return
+-- What a packet on path p sent by `sender` shows (the same for every such
+-- packet, so made once and shared by their frames): association, path,
+-- addresses as raw bytes and as text, sending endpoint and direction.
+local function view_of(a, p, sender)
+  local v = p.views[sender]
+  if not v then
+    v = {
+      assoc = a.id, path = p.id, src = p.src, dst = p.dst, sender = sender,
+      src_text = addr_string(p.src), dst_text = addr_string(p.dst),
+      direction = sender .. ">" .. (1 - sender),
+    }
+    p.views[sender] = v
   end
-  local a, sender = self:locate(p, src, dst, frame)
-  local receiver = 1 - sender
-  a.ep[sender].addrs[src] = a.ep[sender].addrs[src] or {}
-  a.ep[receiver].addrs[dst] = a.ep[receiver].addrs[dst] or {}
-  local path = self:path(a, sender, src, dst)
-  local ann = self:annotation(frame)
-  ann.assoc, ann.path, ann.src, ann.dst, ann.sender = a.id, path, src, dst, sender
-  local ctx = { frame = frame, sec = sec, nsec = nsec, a = a, sender = sender, path = path, src = src, dst = dst, ann = ann }
-  for _, c in ipairs(p.chunks) do self:chunk(ctx, c) end
-  if err then
-    self.malformed = self.malformed + 1
-    add_expert(ann, "note", "malformed SCTP: " .. err)
+  return v
+end
+
+local function malformed(self, frame, why)
+  self.malformed = self.malformed + 1
+  add_expert(self:annotation(frame), "note", "malformed SCTP: " .. why)
+end
+
+-- One SCTP packet: frame number, time, raw addresses, and the SCTP packet
+-- s[i0..n] (the whole of s when i0, n are not given). Chunks are taken as
+-- they are decoded: those before a malformed one count, as in the analyzer.
+function Core:packet(frame, sec, nsec, src, dst, s, i0, n)
+  i0 = i0 or 1
+  n = n or #s
+  if n - i0 + 1 < 12 then return malformed(self, frame, "SCTP common header truncated") end
+  local p1, p2, p3, p4, v1, v2, v3, v4 = byte(s, i0, i0 + 7)
+  local i = i0 + 12
+  local first, ftype, fflags, finit
+  if i + 3 <= n then
+    local t = byte(s, i)
+    if t == INIT or t == INIT_ACK or t == ABORT or t == SHUTDOWN_COMPLETE then
+      first = decode_chunk(s, i, n)
+      if first then ftype, fflags, finit = first.type, first.flags, first.initiate_tag end
+    end
+  end
+  local a, sender = self:locate(p1 * 256 + p2, p3 * 256 + p4, ((v1 * 256 + v2) * 256 + v3) * 256 + v4,
+    ftype, fflags, finit, src, dst, frame)
+  local sent, received = a.ep[sender].addrs, a.ep[1 - sender].addrs
+  if not sent[src] then sent[src] = {} end
+  if not received[dst] then received[dst] = {} end
+  local p = self:path(a, sender, src, dst)
+  self.views[frame] = view_of(a, p, sender)
+  local ctx = self.ctx
+  ctx.frame, ctx.sec, ctx.nsec, ctx.a, ctx.sender, ctx.path, ctx.src, ctx.dst, ctx.ann =
+    frame, sec, nsec, a, sender, p.id, src, dst, self.ann[frame]
+  while i + 3 <= n do
+    local t, _, l1, l2 = byte(s, i, i + 3)
+    local len = l1 * 256 + l2
+    if len < 4 then return malformed(self, frame, "chunk length below 4") end
+    if i + len - 1 > n then return malformed(self, frame, "chunk length runs past the packet") end
+    local v = i + 4
+    if t == DATA or t == I_DATA then
+      if len < (t == DATA and 16 or 20) then return malformed(self, frame, "chunk shorter than its fixed fields") end
+      local b1, b2, b3, b4 = byte(s, v, v + 3)
+      self:data(ctx, ((b1 * 256 + b2) * 256 + b3) * 256 + b4)
+    elseif t == SACK or t == NR_SACK then
+      local fixed = t == SACK and 16 or 20
+      if len < fixed then return malformed(self, frame, "chunk shorter than its fixed fields") end
+      local b1, b2, b3, b4, _, _, _, _, g1, g2, x1, x2, y1, y2 = byte(s, v, v + 13)
+      local ngap, nnr, ndup = g1 * 256 + g2, 0, x1 * 256 + x2
+      if t == NR_SACK then nnr, ndup = ndup, y1 * 256 + y2 end
+      if len < fixed + 4 * (ngap + nnr + ndup) then
+        return malformed(self, frame, (t == SACK and "SACK" or "NR-SACK") .. " shorter than its lists")
+      end
+      self:sack(ctx, ((b1 * 256 + b2) * 256 + b3) * 256 + b4, s, v + fixed - 4, ngap + nnr, ndup)
+    else
+      local c, err = first, nil
+      if not (c and i == i0 + 12) then c, err = decode_chunk(s, i, n) end
+      if not c then return malformed(self, frame, err) end
+      self:chunk(ctx, c)
+    end
+    i = i + floor((len + 3) / 4) * 4
   end
 end
 
@@ -212,55 +298,53 @@ local function add_event(ann, e)
   table.insert(ann.events, e)
 end
 
+-- Chunks other than DATA and SACK (decoded to a table by decode_chunk).
 function Core:chunk(ctx, c)
   local t = c.type
-  if t == W.DATA or t == W.I_DATA then
-    if c.tsn then self:data(ctx, c.tsn) end
-  elseif (t == W.SACK or t == W.NR_SACK) and c.cum then
-    self:sack(ctx, c.cum, c.gaps or {}, c.dups or 0)
-  elseif t == W.SHUTDOWN and c.cum then
-    self:sack(ctx, c.cum, {}, 0)
-  elseif t == W.INIT or t == W.INIT_ACK then
+  if t == SHUTDOWN and c.cum then
+    self:sack(ctx, c.cum, nil, 0, 0, 0)
+  elseif t == INIT or t == INIT_ACK then
     ctx.a.handshake[ctx.src], ctx.a.handshake[ctx.dst] = true, true
-  elseif t == W.HEARTBEAT and c.info then
+  elseif t == HEARTBEAT and c.info then
     local a = ctx.a
     a.pending_hb[ctx.sender .. "|" .. c.info] = { frame = ctx.frame, sec = ctx.sec, nsec = ctx.nsec, path = ctx.path }
-    add_event(ctx.ann, "heartbeat")
-  elseif t == W.HEARTBEAT_ACK and c.info then
-    local a = ctx.a
+    add_event(ann_of(self, ctx), "heartbeat")
+  elseif t == HEARTBEAT_ACK and c.info then
+    local a, ann = ctx.a, ann_of(self, ctx)
     local k = (1 - ctx.sender) .. "|" .. c.info
     local hb = a.pending_hb[k]
-    add_event(ctx.ann, "heartbeat_ack")
+    add_event(ann, "heartbeat_ack")
     if hb then
       a.pending_hb[k] = nil
-      ctx.ann.hb_request = hb.frame
-      ctx.ann.hb_rtt = ms(hb.sec, hb.nsec, ctx.sec, ctx.nsec)
-      ctx.ann.hb_path = hb.path
+      ann.hb_request = hb.frame
+      ann.hb_rtt = ms(hb.sec, hb.nsec, ctx.sec, ctx.nsec)
+      ann.hb_path = hb.path
       self:annotation(hb.frame).hb_ack = ctx.frame
       local probed = a.paths[hb.path + 1].dst
       local info = a.ep[ctx.sender].addrs[probed]
       if info and not info.confirmed then info.confirmed = ctx.frame end
     end
-  elseif t == W.ASCONF and c.serial then
+  elseif t == ASCONF and c.serial then
+    local ann = ann_of(self, ctx)
     local reqs = {}
     for _, r in ipairs(c.requests or {}) do
       local addr = r.wildcard and ctx.src or r.address
       reqs[#reqs + 1] = { op = r.op, corr = r.corr, address = addr }
-      add_event(ctx.ann, OP_EVENT[r.op])
+      add_event(ann, OP_EVENT[r.op])
     end
     local rec = { serial = c.serial, sender = ctx.sender, frame = ctx.frame, sec = ctx.sec, nsec = ctx.nsec, requests = reqs }
     ctx.a.pending_asconf[ctx.sender .. "|" .. c.serial] = rec
     table.insert(ctx.a.asconfs, rec)
-    ctx.ann.asconf_serial = c.serial
-  elseif t == W.ASCONF_ACK and c.serial then
+    ann.asconf_serial = c.serial
+  elseif t == ASCONF_ACK and c.serial then
     self:asconf_ack(ctx, c)
-  elseif t == W.ABORT or t == W.SHUTDOWN_COMPLETE then
+  elseif t == ABORT or t == SHUTDOWN_COMPLETE then
     ctx.a.ended = true
   end
 end
 
 function Core:asconf_ack(ctx, c)
-  local a, ann = ctx.a, ctx.ann
+  local a, ann = ctx.a, ann_of(self, ctx)
   add_event(ann, "asconf_ack")
   ann.asconf_serial = c.serial
   local k = (1 - ctx.sender) .. "|" .. c.serial
@@ -281,7 +365,7 @@ function Core:asconf_ack(ctx, c)
     if resp and resp.cause then
       seen_error = true
       outcome = "error " .. (CAUSES[resp.cause] or tostring(resp.cause))
-      add_expert(ann, "warning", "ASCONF-ACK reports an error for " .. r.op .. " " .. W.addr_string(r.address) .. ": " .. (CAUSES[resp.cause] or tostring(resp.cause)))
+      add_expert(ann, "warning", "ASCONF-ACK reports an error for " .. r.op .. " " .. addr_string(r.address) .. ": " .. (CAUSES[resp.cause] or tostring(resp.cause)))
     elseif resp then
       outcome = "success"
     elseif seen_error then
@@ -289,7 +373,7 @@ function Core:asconf_ack(ctx, c)
     else
       outcome = "implied_success"
     end
-    results[#results + 1] = string.format("%d %s %s: %s", r.corr, r.op, W.addr_string(r.address), outcome)
+    results[#results + 1] = string.format("%d %s %s: %s", r.corr, r.op, addr_string(r.address), outcome)
     if outcome == "success" or outcome == "implied_success" then
       local ep = a.ep[1 - ctx.sender]
       if r.op == "add_ip" then ep.addrs[r.address] = ep.addrs[r.address] or {} end
@@ -300,47 +384,70 @@ end
 
 -- DATA: new vs retransmitted, data path switches and their interrupt.
 function Core:data(ctx, tsn)
-  local a, d, ann = ctx.a, ctx.a.dir[ctx.sender], ctx.ann
-  local mark = { frame = ctx.frame, sec = ctx.sec, nsec = ctx.nsec }
-  local dst_info = a.ep[1 - ctx.sender].addrs[ctx.dst]
-  if not a.handshake[ctx.dst] and dst_info and not dst_info.confirmed then
-    add_expert(ann, "note", "DATA to " .. W.addr_string(ctx.dst) .. ", an address not yet confirmed by a HEARTBEAT ACK")
+  local a, sender, path, frame, sec, nsec = ctx.a, ctx.sender, ctx.path, ctx.frame, ctx.sec, ctx.nsec
+  local d = a.dir[sender]
+  local dst = ctx.dst
+  local dst_info = a.ep[1 - sender].addrs[dst]
+  if dst_info and not dst_info.confirmed and not a.handshake[dst] then
+    add_expert(ann_of(self, ctx), "note", "DATA to " .. addr_string(dst) .. ", an address not yet confirmed by a HEARTBEAT ACK")
   end
-  local new = d.highest == nil or sgt(tsn, d.highest)
-  d.last_data[ctx.path] = mark
-  if not d.first_in_segment[ctx.path] then d.first_in_segment[ctx.path] = mark end
-  d.in_segment[ctx.path] = (d.in_segment[ctx.path] or 0) + 1
+  local highest = d.highest
+  local new = highest == nil
+  if not new then
+    local dd = (tsn - highest) % TWO32
+    new = dd ~= 0 and dd < TWO31
+  end
+  local last = d.last_data[path]
+  if last then
+    last.frame, last.sec, last.nsec = frame, sec, nsec
+  else
+    d.last_data[path] = { frame = frame, sec = sec, nsec = nsec }
+  end
+  if not d.first_in_segment[path] then d.first_in_segment[path] = { frame = frame, sec = sec, nsec = nsec } end
+  local in_segment = d.in_segment
+  in_segment[path] = (in_segment[path] or 0) + 1
   if new then
-    if d.highest == nil then d.base = tsn end
+    if highest == nil then d.base = tsn end
     d.highest = tsn
-    d.rec[tsn] = { first = mark, last_path = ctx.path, tx = 1, gap = false, miss = 0 }
-    d.last_new[ctx.path] = mark
-    if d.current == nil then
-      d.current, d.seg_first_frame = ctx.path, ctx.frame
-    elseif d.current ~= ctx.path then
-      self:switch(ctx, d, d.current, ctx.path, tsn, mark)
+    d.rec[tsn] = path
+    local current = d.current
+    if current == nil then
+      d.current, d.seg_first_frame = path, frame
+    elseif current ~= path then
+      self:switch(ctx, d, current, path, tsn)
     end
     return
   end
+  local ann = ann_of(self, ctx)
   add_event(ann, "retransmission")
   local r = d.rec[tsn]
-  local acked = (d.cum ~= nil and sle(tsn, d.cum)) or (r ~= nil and r.gap)
+  local r_path, r_gap, r_miss
+  if type(r) == "table" then
+    r_path, r_gap, r_miss = r.last_path, r.gap, r.miss
+  elseif r ~= nil then
+    r_path, r_gap, r_miss = r, false, 0
+  end
+  local acked = (d.cum ~= nil and sle(tsn, d.cum)) or (r ~= nil and r_gap)
   if acked then
     add_event(ann, "duplicate")
     add_expert(ann, "note", "duplicate: TSN " .. tsn .. " was already acknowledged")
   end
-  if r then
-    local fast = r.miss >= 3
+  if r ~= nil then
+    local fast = r_miss >= 3
     if not fast and not acked then
       -- A T3 expiry charged to the path the TSN was last sent on.
       local ex = d.expiries[#d.expiries]
-      if not (ex and ex.path == r.last_path and ms(ex.sec, ex.nsec, ctx.sec, ctx.nsec) <= 100) then
-        d.expiries[#d.expiries + 1] = { path = r.last_path, frame = ctx.frame, sec = ctx.sec, nsec = ctx.nsec }
+      if not (ex and ex.path == r_path and ms(ex.sec, ex.nsec, sec, nsec) <= 100) then
+        d.expiries[#d.expiries + 1] = { path = r_path, frame = frame, sec = sec, nsec = nsec }
       else
-        ex.sec, ex.nsec = ctx.sec, ctx.nsec
+        ex.sec, ex.nsec = sec, nsec
       end
     end
-    r.tx, r.last_path, r.miss = r.tx + 1, ctx.path, 0
+    if r_gap then
+      r.last_path, r.miss = path, 0
+    else
+      d.rec[tsn] = path
+    end
   end
 end
 
@@ -362,9 +469,9 @@ local function fell_silent(d, old, new)
   return nil
 end
 
-function Core:switch(ctx, d, old, new, tsn, mark)
+function Core:switch(ctx, d, old, new, tsn)
   local a = ctx.a
-  local from, to = a.paths[old + 1], a.paths[new + 1]
+  local to = a.paths[new + 1]
   local L, F = d.last_data[old], d.first_in_segment[new]
   local kind = "other"
   -- Only the ASCONFs of the segment this switch ends count (docs/metrics.md).
@@ -399,7 +506,7 @@ function Core:switch(ctx, d, old, new, tsn, mark)
     interrupt = (L and F) and ms(L.sec, L.nsec, F.sec, F.nsec) or nil,
   }
   table.insert(self.switches, s)
-  local ann = ctx.ann
+  local ann = ann_of(self, ctx)
   add_event(ann, "path_switch")
   if kind == "failover" then add_event(ann, "failover") end
   ann.switch = s
@@ -407,48 +514,70 @@ function Core:switch(ctx, d, old, new, tsn, mark)
     .. (reason and (" (" .. reason .. ")") or ""))
   d.abandoned[old] = true
   d.current, d.seg_first_frame = new, ctx.frame
-  d.first_in_segment = { [new] = mark }
+  d.first_in_segment = { [new] = { frame = ctx.frame, sec = ctx.sec, nsec = ctx.nsec } }
   d.in_segment = { [new] = 1 }
 end
 
-function Core:sack(ctx, cum, gaps, dups)
+-- A SACK (or SHUTDOWN: s nil, no gap blocks) from the receiver of
+-- direction 1 - sender: its cumulative TSN ack, and ngaps gap blocks (start,
+-- end: 16 bits each) at s[gaps..].
+function Core:sack(ctx, cum, s, gaps, ngaps, dups)
   local d = ctx.a.dir[1 - ctx.sender]
-  if dups > 0 then add_event(ctx.ann, "duplicate_report") end
-  if d.cum == nil or sgt(cum, d.cum) then
-    d.cum = cum
-    if d.base then
-      local steps = sdiff(cum, d.base)
+  if dups > 0 then add_event(ann_of(self, ctx), "duplicate_report") end
+  local dcum = d.cum
+  if dcum == nil or sgt(cum, dcum) then
+    d.cum, dcum = cum, cum
+    local base = d.base
+    if base then
+      local steps = (cum - base) % TWO32
       if steps < TWO31 then
         if steps > 1048576 then
           d.rec = {}
-          d.base = plus(cum, 1)
         else
-          while d.base ~= nil and sle(d.base, cum) do
-            d.rec[d.base] = nil
-            d.base = plus(d.base, 1)
+          -- The TSNs base..cum are acknowledged: forgotten.
+          local rec = d.rec
+          if base + steps < TWO32 then
+            for t = base, base + steps do rec[t] = nil end
+          else
+            for k = 0, steps do rec[(base + k) % TWO32] = nil end
           end
         end
+        d.base = (cum + 1) % TWO32
       end
     end
   end
+  if ngaps == 0 then return end
+  local rec = d.rec
   local highest_gap
-  for _, g in ipairs(gaps) do
-    local s, e = g[1], g[2]
-    if e >= s then
-      for k = s, math.min(e, s + 65535) do
-        local r = d.rec[plus(d.cum, k)]
-        if r then r.gap = true end
+  for g = 0, ngaps - 1 do
+    local o = gaps + 4 * g
+    local s1, s2, e1, e2 = byte(s, o, o + 3)
+    local first, last = s1 * 256 + s2, e1 * 256 + e2
+    if last >= first then
+      for k = first, min(last, first + 65535) do
+        local t = (dcum + k) % TWO32
+        local r = rec[t]
+        if type(r) == "table" then
+          r.gap = true
+        elseif r ~= nil then
+          rec[t] = { last_path = r, gap = true, miss = 0 }
+        end
       end
-      local last = plus(d.cum, e)
-      if not highest_gap or sgt(last, highest_gap) then highest_gap = last end
+      local top = (dcum + last) % TWO32
+      if not highest_gap or sgt(top, highest_gap) then highest_gap = top end
     end
   end
   if highest_gap then
-    local t = plus(d.cum, 1)
+    -- TSNs below the highest gap block and not in one: reported missing.
+    local t = plus(dcum, 1)
     local guard = 0
     while sle(t, highest_gap) and guard < 65536 do
-      local r = d.rec[t]
-      if r and not r.gap then r.miss = r.miss + 1 end
+      local r = rec[t]
+      if type(r) == "table" then
+        if not r.gap then r.miss = r.miss + 1 end
+      elseif r ~= nil then
+        rec[t] = { last_path = r, gap = false, miss = 1 }
+      end
       t, guard = plus(t, 1), guard + 1
     end
   end
@@ -511,12 +640,15 @@ function Core:summary()
 end
 
 -- Pre-scans a whole capture file (pcap/pcapng); returns true or nil, why.
-function Core:scan_file(path, on_frame)
+-- lengths, when given, gets every frame's captured length (to recognise
+-- the frames Wireshark reads as this file's).
+function Core:scan_file(path, lengths)
+  local span, NON_PACKET = W.sctp_span_in_frame, W.NON_PACKET
   local ok, err = W.read_capture(path, function(number, sec, nsec, link, data, first, last)
-    if on_frame then on_frame(number, last - first + 1) end
-    if link == W.NON_PACKET then return end
-    local src, dst, sctp = W.sctp_in_frame(link, data, first, last)
-    if src then self:packet(number, sec, nsec, src, dst, sctp) end
+    if lengths then lengths[number] = last - first + 1 end
+    if link == NON_PACKET then return end
+    local src, dst, a, b = span(link, data, first, last)
+    if src then self:packet(number, sec, nsec, src, dst, data, a, b) end
   end)
   if ok then self:finish() end
   return ok, err

@@ -58,38 +58,46 @@ function addr_format(raw)
 end
 
 -- Link types (LINKTYPE_*).
-M.LINK_NULL, M.LINK_ETHERNET, M.LINK_RAW12, M.LINK_RAW14 = 0, 1, 12, 14
-M.LINK_RAW, M.LINK_LOOP, M.LINK_SLL, M.LINK_IPV4 = 101, 108, 113, 228
-M.LINK_IPV6, M.LINK_SLL2 = 229, 276
+local LINK_NULL, LINK_ETHERNET, LINK_RAW12, LINK_RAW14 = 0, 1, 12, 14
+local LINK_RAW, LINK_LOOP, LINK_SLL, LINK_IPV4 = 101, 108, 113, 228
+local LINK_IPV6, LINK_SLL2 = 229, 276
+M.LINK_NULL, M.LINK_ETHERNET, M.LINK_RAW12, M.LINK_RAW14 = LINK_NULL, LINK_ETHERNET, LINK_RAW12, LINK_RAW14
+M.LINK_RAW, M.LINK_LOOP, M.LINK_SLL, M.LINK_IPV4 = LINK_RAW, LINK_LOOP, LINK_SLL, LINK_IPV4
+M.LINK_IPV6, M.LINK_SLL2 = LINK_IPV6, LINK_SLL2
 M.NON_PACKET = -1
+
+local floor, min = math.floor, math.min
 
 -- Offset where the IP header starts inside s[first..last] (a frame of the
 -- given link type), or nil. Offsets, not copies: the pre-scan walks a whole
--- capture file held in one string.
+-- capture file held in one string. (Run for every frame of the pre-scan:
+-- constants are locals and bytes are read a pair at a time.)
 local function ip_start(link, s, first, last)
   local n = last - first + 1
-  if link == M.LINK_ETHERNET then
+  if link == LINK_ETHERNET then
     if n < 14 then return nil end
-    local et, off, tags = u16be(s, first + 12), first + 14, 0
+    local h, l = byte(s, first + 12, first + 13)
+    local et, off, tags = h * 256 + l, first + 14, 0
     while (et == 0x8100 or et == 0x88a8 or et == 0x9100) and tags < 4 do
       if last < off + 3 then return nil end
-      et, off, tags = u16be(s, off + 2), off + 4, tags + 1
+      h, l = byte(s, off + 2, off + 3)
+      et, off, tags = h * 256 + l, off + 4, tags + 1
     end
     if et == 0x0800 or et == 0x86dd then return off end
-  elseif link == M.LINK_SLL then
+  elseif link == LINK_SLL then
     if n >= 16 then
       local et = u16be(s, first + 14)
       if et == 0x0800 or et == 0x86dd then return first + 16 end
     end
-  elseif link == M.LINK_SLL2 then
+  elseif link == LINK_SLL2 then
     if n >= 20 then
       local et = u16be(s, first)
       if et == 0x0800 or et == 0x86dd then return first + 20 end
     end
-  elseif link == M.LINK_RAW or link == M.LINK_RAW12 or link == M.LINK_RAW14
-      or link == M.LINK_IPV4 or link == M.LINK_IPV6 then
+  elseif link == LINK_RAW or link == LINK_RAW12 or link == LINK_RAW14
+      or link == LINK_IPV4 or link == LINK_IPV6 then
     return first
-  elseif link == M.LINK_NULL or link == M.LINK_LOOP then
+  elseif link == LINK_NULL or link == LINK_LOOP then
     if n >= 4 then return first + 4 end
   end
   return nil
@@ -102,18 +110,19 @@ end
 local function sctp_span(s, i, last)
   local n = last - i + 1
   if n < 1 then return nil end
-  local version = math.floor(byte(s, i) / 16)
-  if version == 4 then
+  local b1 = byte(s, i)
+  if b1 >= 64 and b1 < 80 then -- version 4
     if n < 20 then return nil end
-    local hl = (byte(s, i) % 16) * 4
-    local flags = u16be(s, i + 6)
-    if byte(s, i + 9) ~= 132 or hl < 20 or n < hl then return nil end
-    if flags % 0x2000 ~= 0 or math.floor(flags / 0x2000) % 2 == 1 then return nil end
-    return sub(s, i + 12, i + 15), sub(s, i + 16, i + 19), i + hl, math.min(last, i + u16be(s, i + 2) - 1)
-  elseif version == 6 then
+    local _, _, l1, l2, _, _, f1, f2, _, proto = byte(s, i, i + 9)
+    local hl = (b1 - 64) * 4
+    if proto ~= 132 or hl < 20 or n < hl then return nil end
+    -- A fragment: an offset, or More Fragments set.
+    if f1 % 32 ~= 0 or f2 ~= 0 or floor(f1 / 32) % 2 == 1 then return nil end
+    return sub(s, i + 12, i + 15), sub(s, i + 16, i + 19), i + hl, min(last, i + l1 * 256 + l2 - 1)
+  elseif b1 >= 96 and b1 < 112 then -- version 6
     if n < 40 then return nil end
     local nh, off = byte(s, i + 6), i + 40
-    local stop = math.min(last, i + 39 + u16be(s, i + 4))
+    local stop = min(last, i + 39 + u16be(s, i + 4))
     for _ = 1, 16 do
       if nh == 0 or nh == 43 or nh == 60 or nh == 135 then
         if stop < off + 1 then return nil end
@@ -131,6 +140,14 @@ local function sctp_span(s, i, last)
     return sub(s, i + 8, i + 23), sub(s, i + 24, i + 39), off, stop
   end
   return nil
+end
+
+-- The SCTP packet in a frame s[first..last]: src, dst and the offsets of
+-- the SCTP packet in s (no copy: the pre-scan's hot path); or nil.
+function M.sctp_span_in_frame(link, s, first, last)
+  local i = ip_start(link, s, first, last)
+  if not i then return nil end
+  return sctp_span(s, i, last)
 end
 
 -- The SCTP packet in a frame s[first..last]: src, dst, SCTP bytes; or nil.
@@ -177,6 +194,98 @@ local function is_wildcard(raw)
   return raw == string.rep("\0", #raw)
 end
 
+-- Decodes the chunk at s[i..] of an SCTP packet ending at s[n] (i + 3 <= n):
+-- a table {type, flags, length, and the chunk's own fields}, or nil and
+-- why it is malformed.
+local function decode_chunk(s, i, n)
+  local t, flags, l1, l2 = byte(s, i, i + 3)
+  local len = l1 * 256 + l2
+  if len < 4 then return nil, "chunk length below 4" end
+  if i + len - 1 > n then return nil, "chunk length runs past the packet" end
+  local c = { type = t, flags = flags, length = len }
+  local v, last = i + 4, i + len - 1
+  if (t == M.DATA and len >= 16) then
+    c.tsn = u32be(s, v)
+  elseif (t == M.I_DATA and len >= 20) then
+    c.tsn = u32be(s, v)
+  elseif (t == M.SACK and len >= 16) then
+    c.cum = u32be(s, v)
+    local ngap, ndup = u16be(s, v + 8), u16be(s, v + 10)
+    if len < 16 + 4 * (ngap + ndup) then return nil, "SACK shorter than its lists" end
+    c.gaps, c.dups = {}, ndup
+    for g = 0, ngap - 1 do
+      c.gaps[#c.gaps + 1] = { u16be(s, v + 12 + 4 * g), u16be(s, v + 14 + 4 * g) }
+    end
+  elseif (t == M.NR_SACK and len >= 20) then
+    c.cum = u32be(s, v)
+    local ngap, nnr, ndup = u16be(s, v + 8), u16be(s, v + 10), u16be(s, v + 12)
+    if len < 20 + 4 * (ngap + nnr + ndup) then return nil, "NR-SACK shorter than its lists" end
+    c.gaps, c.dups = {}, ndup
+    for g = 0, ngap + nnr - 1 do
+      c.gaps[#c.gaps + 1] = { u16be(s, v + 16 + 4 * g), u16be(s, v + 18 + 4 * g) }
+    end
+  elseif (t == M.INIT or t == M.INIT_ACK) and len >= 20 then
+    c.initiate_tag = u32be(s, v)
+    local ps, perr = params(s, v + 16, last)
+    if not ps then return nil, perr end
+    c.addresses = {}
+    for _, p in ipairs(ps) do
+      local a = address_param(p)
+      if a then c.addresses[#c.addresses + 1] = a end
+    end
+  elseif t == M.HEARTBEAT or t == M.HEARTBEAT_ACK then
+    local ps, perr = params(s, v, last)
+    if not ps then return nil, perr end
+    for _, p in ipairs(ps) do
+      if p.type == 1 then c.info = p.value end
+    end
+    if not c.info then return nil, "heartbeat without Heartbeat Info" end
+  elseif t == M.ASCONF and len >= 8 then
+    c.serial = u32be(s, v)
+    local ps, perr = params(s, v + 4, last)
+    if not ps then return nil, perr end
+    c.requests = {}
+    for _, p in ipairs(ps) do
+      local op = (p.type == 0xc001 and "add_ip") or (p.type == 0xc002 and "delete_ip")
+        or (p.type == 0xc004 and "set_primary") or nil
+      -- Other parameters (the Address Parameter first) are not requests.
+      if op then
+        if #p.value < 4 then return nil, "ASCONF parameter shorter than its correlation id" end
+        local nested, nerr = params(p.value, 5, #p.value)
+        if not nested or not nested[1] or not address_param(nested[1]) then
+          return nil, nerr or "ASCONF parameter without an address"
+        end
+        c.requests[#c.requests + 1] = {
+          op = op, corr = u32be(p.value, 1), address = address_param(nested[1]),
+          wildcard = is_wildcard(address_param(nested[1])),
+        }
+      end
+    end
+  elseif t == M.ASCONF_ACK and len >= 8 then
+    c.serial = u32be(s, v)
+    local ps, perr = params(s, v + 4, last)
+    if not ps then return nil, perr end
+    c.responses = {}
+    for _, p in ipairs(ps) do
+      if p.type == 0xc005 and #p.value >= 4 then
+        c.responses[#c.responses + 1] = { corr = u32be(p.value, 1) }
+      elseif p.type == 0xc003 and #p.value >= 4 then
+        local nested = params(p.value, 5, #p.value)
+        c.responses[#c.responses + 1] = {
+          corr = u32be(p.value, 1), cause = nested and nested[1] and nested[1].type or 0,
+        }
+      end
+    end
+  elseif (t == M.SHUTDOWN and len >= 8) then
+    c.cum = u32be(s, v)
+  elseif t == M.DATA or t == M.I_DATA or t == M.SACK or t == M.NR_SACK or t == M.INIT
+      or t == M.INIT_ACK or t == M.ASCONF or t == M.ASCONF_ACK or t == M.SHUTDOWN then
+    return nil, "chunk shorter than its fixed fields"
+  end
+  return c
+end
+M.decode_chunk = decode_chunk
+
 -- Decodes an SCTP packet: {sport, dport, vtag, chunks = {...}} and an
 -- error string when a chunk is malformed (the chunks before it are kept).
 function M.parse_sctp(s)
@@ -185,93 +294,10 @@ function M.parse_sctp(s)
   local pkt = { sport = u16be(s, 1), dport = u16be(s, 3), vtag = u32be(s, 5), chunks = {} }
   local i, err = 13, nil
   while i + 3 <= n do
-    local t, flags, len = byte(s, i), byte(s, i + 1), u16be(s, i + 2)
-    if len < 4 then err = "chunk length below 4"; break end
-    if i + len - 1 > n then err = "chunk length runs past the packet"; break end
-    local c = { type = t, flags = flags, offset = i - 1, length = len }
-    local v, last = i + 4, i + len - 1
-    if (t == M.DATA and len >= 16) then
-      c.tsn = u32be(s, v)
-    elseif (t == M.I_DATA and len >= 20) then
-      c.tsn = u32be(s, v)
-    elseif (t == M.SACK and len >= 16) then
-      c.cum = u32be(s, v)
-      local ngap, ndup = u16be(s, v + 8), u16be(s, v + 10)
-      if len < 16 + 4 * (ngap + ndup) then err = "SACK shorter than its lists"; break end
-      c.gaps, c.dups = {}, ndup
-      for g = 0, ngap - 1 do
-        c.gaps[#c.gaps + 1] = { u16be(s, v + 12 + 4 * g), u16be(s, v + 14 + 4 * g) }
-      end
-    elseif (t == M.NR_SACK and len >= 20) then
-      c.cum = u32be(s, v)
-      local ngap, nnr, ndup = u16be(s, v + 8), u16be(s, v + 10), u16be(s, v + 12)
-      if len < 20 + 4 * (ngap + nnr + ndup) then err = "NR-SACK shorter than its lists"; break end
-      c.gaps, c.dups = {}, ndup
-      for g = 0, ngap + nnr - 1 do
-        c.gaps[#c.gaps + 1] = { u16be(s, v + 16 + 4 * g), u16be(s, v + 18 + 4 * g) }
-      end
-    elseif (t == M.INIT or t == M.INIT_ACK) and len >= 20 then
-      c.initiate_tag = u32be(s, v)
-      local ps, perr = params(s, v + 16, last)
-      if not ps then err = perr; break end
-      c.addresses = {}
-      for _, p in ipairs(ps) do
-        local a = address_param(p)
-        if a then c.addresses[#c.addresses + 1] = a end
-      end
-    elseif t == M.HEARTBEAT or t == M.HEARTBEAT_ACK then
-      local ps, perr = params(s, v, last)
-      if not ps then err = perr; break end
-      for _, p in ipairs(ps) do
-        if p.type == 1 then c.info = p.value end
-      end
-      if not c.info then err = "heartbeat without Heartbeat Info"; break end
-    elseif t == M.ASCONF and len >= 8 then
-      c.serial = u32be(s, v)
-      local ps, perr = params(s, v + 4, last)
-      if not ps then err = perr; break end
-      c.requests = {}
-      for k, p in ipairs(ps) do
-        local op = (p.type == 0xc001 and "add_ip") or (p.type == 0xc002 and "delete_ip")
-          or (p.type == 0xc004 and "set_primary") or nil
-        if op then
-          if #p.value < 4 then err = "ASCONF parameter shorter than its correlation id"; break end
-          local nested, nerr = params(p.value, 5, #p.value)
-          if not nested or not nested[1] or not address_param(nested[1]) then
-            err = nerr or "ASCONF parameter without an address"; break
-          end
-          c.requests[#c.requests + 1] = {
-            op = op, corr = u32be(p.value, 1), address = address_param(nested[1]),
-            wildcard = is_wildcard(address_param(nested[1])),
-          }
-        elseif k > 1 or not address_param(p) then
-          -- other parameters are ignored
-        end
-      end
-      if err then break end
-    elseif t == M.ASCONF_ACK and len >= 8 then
-      c.serial = u32be(s, v)
-      local ps, perr = params(s, v + 4, last)
-      if not ps then err = perr; break end
-      c.responses = {}
-      for _, p in ipairs(ps) do
-        if p.type == 0xc005 and #p.value >= 4 then
-          c.responses[#c.responses + 1] = { corr = u32be(p.value, 1) }
-        elseif p.type == 0xc003 and #p.value >= 4 then
-          local nested = params(p.value, 5, #p.value)
-          c.responses[#c.responses + 1] = {
-            corr = u32be(p.value, 1), cause = nested and nested[1] and nested[1].type or 0,
-          }
-        end
-      end
-    elseif (t == M.SHUTDOWN and len >= 8) then
-      c.cum = u32be(s, v)
-    elseif t == M.DATA or t == M.I_DATA or t == M.SACK or t == M.NR_SACK or t == M.INIT
-        or t == M.INIT_ACK or t == M.ASCONF or t == M.ASCONF_ACK or t == M.SHUTDOWN then
-      err = "chunk shorter than its fixed fields"; break
-    end
+    local c, cerr = decode_chunk(s, i, n)
+    if not c then err = cerr; break end
     pkt.chunks[#pkt.chunks + 1] = c
-    i = i + math.floor((len + 3) / 4) * 4
+    i = i + floor((c.length + 3) / 4) * 4
   end
   return pkt, err
 end
@@ -298,15 +324,12 @@ function M.stamp(hi, lo, units)
   return q, nsec
 end
 
--- Reads a whole pcap or pcapng file; calls on_frame(number, sec, nsec,
--- link, data, first, last) for every record Wireshark numbers as a frame,
--- where the frame is data[first..last] (no copy). Returns
--- true, or nil and a reason (gzip and unknown formats are not read here).
-function M.read_capture(path, on_frame)
-  local f = io.open(path, "rb")
-  if not f then return nil, "cannot open " .. tostring(path) end
-  local data = f:read("*a")
-  f:close()
+-- Walks the pcap or pcapng file held in data (the whole file, or its
+-- start); calls on_frame(number, sec, nsec, link, data, first, last) for
+-- every record Wireshark numbers as a frame, where the frame is
+-- data[first..last] (no copy), until on_frame returns true. Returns true,
+-- or nil and a reason (gzip and unknown formats are not read here).
+local function walk(data, on_frame)
   if #data < 4 then return nil, "too short for a capture" end
   local magic = sub(data, 1, 4)
   if magic == "\212\195\178\161" or magic == "\161\178\195\212"
@@ -315,12 +338,24 @@ function M.read_capture(path, on_frame)
     local nanos = (magic == "\77\60\178\161" or magic == "\161\178\60\77")
     local r32 = le and u32le or u32be
     if #data < 24 then return nil, "pcap header truncated" end
-    local link, i, number = r32(data, 21), 25, 0
-    while i + 15 <= #data do
-      local sec, frac, caplen = r32(data, i), r32(data, i + 4), r32(data, i + 8)
-      if i + 15 + caplen > #data then break end
+    local link, i, number, size = r32(data, 21), 25, 0, #data
+    local scale = nanos and 1 or 1000
+    -- One record header per frame: its 12 bytes read in one call.
+    while i + 15 <= size do
+      local s1, s2, s3, s4, f1, f2, f3, f4, c1, c2, c3, c4 = byte(data, i, i + 11)
+      local sec, frac, caplen
+      if le then
+        sec = ((s4 * 256 + s3) * 256 + s2) * 256 + s1
+        frac = ((f4 * 256 + f3) * 256 + f2) * 256 + f1
+        caplen = ((c4 * 256 + c3) * 256 + c2) * 256 + c1
+      else
+        sec = ((s1 * 256 + s2) * 256 + s3) * 256 + s4
+        frac = ((f1 * 256 + f2) * 256 + f3) * 256 + f4
+        caplen = ((c1 * 256 + c2) * 256 + c3) * 256 + c4
+      end
+      if i + 15 + caplen > size then break end
       number = number + 1
-      on_frame(number, sec, nanos and frac or frac * 1000, link, data, i + 16, i + 15 + caplen)
+      if on_frame(number, sec, frac * scale, link, data, i + 16, i + 15 + caplen) then return true end
       i = i + 16 + caplen
     end
     return true
@@ -352,24 +387,32 @@ function M.read_capture(path, on_frame)
           o = o + 4 + math.floor((olen + 3) / 4) * 4
         end
         ifaces[#ifaces + 1] = iface
+      elseif (bt == 6 and len < 32) or (bt == 3 and len < 16) then
+        break -- a packet block too short for its header: Wireshark stops here too
       elseif bt == 6 then
         local id, hi, lo, caplen = r32(data, i + 8), r32(data, i + 12), r32(data, i + 16), r32(data, i + 20)
         local iface = ifaces[id + 1]
+        -- Never past the block (a corrupt length would read past the data).
+        caplen = math.max(0, math.min(caplen, len - 32))
         number = number + 1
+        local stop
         if iface then
           last_sec, last_nsec = M.stamp(hi, lo, iface.units)
-          on_frame(number, last_sec, last_nsec, iface.link, data, i + 28, i + 27 + caplen)
+          stop = on_frame(number, last_sec, last_nsec, iface.link, data, i + 28, i + 27 + caplen)
         else
-          on_frame(number, last_sec, last_nsec, M.NON_PACKET, data, i, i - 1)
+          stop = on_frame(number, last_sec, last_nsec, M.NON_PACKET, data, i, i - 1)
         end
+        if stop then return true end
       elseif bt == 3 then
-        local caplen = math.min(r32(data, i + 8), len - 16)
+        local caplen = math.max(0, math.min(r32(data, i + 8), len - 16))
         number = number + 1
         local iface = ifaces[1]
-        on_frame(number, last_sec, last_nsec, iface and iface.link or M.NON_PACKET, data, i + 12, i + 11 + caplen)
+        if on_frame(number, last_sec, last_nsec, iface and iface.link or M.NON_PACKET, data, i + 12, i + 11 + caplen) then
+          return true
+        end
       elseif bt == 0x00000bad or bt == 0x40000bad or bt == 9 then
         number = number + 1
-        on_frame(number, last_sec, last_nsec, M.NON_PACKET, data, i, i - 1)
+        if on_frame(number, last_sec, last_nsec, M.NON_PACKET, data, i, i - 1) then return true end
       end
       i = i + len
     end
@@ -378,6 +421,31 @@ function M.read_capture(path, on_frame)
     return nil, "gzip-compressed (not pre-scanned)"
   end
   return nil, "not a pcap or pcapng file"
+end
+
+-- Reads a whole pcap or pcapng file (see walk).
+function M.read_capture(path, on_frame)
+  local f = io.open(path, "rb")
+  if not f then return nil, "cannot open " .. tostring(path) end
+  local data = f:read("*a")
+  f:close()
+  return walk(data or "", on_frame)
+end
+
+-- The first frame of a capture file, from its first 64 KiB: its captured
+-- length and time (sec, nsec); nil when there is none there.
+function M.first_frame(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local data = f:read(65536)
+  f:close()
+  local length, sec, nsec
+  walk(data or "", function(_, s, ns, link, _, first, last)
+    length, sec, nsec = last - first + 1, s, ns
+    if link == M.NON_PACKET then length = 0 end
+    return true
+  end)
+  return length, sec, nsec
 end
 
 return M

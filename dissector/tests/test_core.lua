@@ -83,6 +83,42 @@ t.test("an answered ASCONF is not unanswered", function()
   t.eq(c.ann[3].asconf_ack, 4)
 end)
 
+local function be16(v) return string.char(math.floor(v / 256) % 256, v % 256) end
+local function sack_gaps(cum, gaps)
+  local g = {}
+  for _, x in ipairs(gaps) do g[#g + 1] = be16(x[1]) .. be16(x[2]) end
+  return chunk(3, be32(cum) .. "\0\1\0\0" .. be16(#gaps) .. "\0\0" .. table.concat(g))
+end
+
+t.test("a TSN reported in a gap block and sent again is a duplicate", function()
+  local c = Core.new()
+  c:packet(1, 0, 0, OLD, FS, pkt(0, init(1, TMT, 100)))
+  c:packet(2, 0, 1, FS, OLD, pkt(TMT, init(2, TFS, 500)))
+  for k = 0, 3 do c:packet(3 + k, 0, 2 + k, OLD, FS, pkt(TFS, data(100 + k))) end
+  c:packet(7, 0, 10, FS, OLD, pkt(TMT, sack_gaps(100, { { 2, 3 } })))  -- 102, 103 received
+  c:packet(8, 0, 20, OLD, FS, pkt(TFS, data(102)))
+  c:packet(9, 0, 21, OLD, FS, pkt(TFS, data(101)))
+  t.eq(c.ann[8].events[2], "duplicate", "102 was in a gap block")
+  t.eq(#c.ann[9].events, 1, "101 only retransmitted")
+  t.eq(c.ann[9].events[1], "retransmission")
+  c:packet(10, 0, 30, FS, OLD, pkt(TMT, sack_gaps(103, {})))
+  c:packet(11, 0, 31, OLD, FS, pkt(TFS, data(101)))
+  t.eq(c.ann[11].events[2], "duplicate", "101 cumulatively acked")
+end)
+
+t.test("a packet inside a larger string reads as the string alone", function()
+  local bytes = pkt(TFS, asconf(9, OLD, "\192\1", NEW))
+  local a, b = Core.new(), Core.new()
+  for _, x in ipairs({ a, b }) do x:packet(1, 0, 0, OLD, FS, pkt(0, init(1, TMT, 1))) end
+  a:packet(2, 0, 1, OLD, FS, bytes)
+  b:packet(2, 0, 1, OLD, FS, "junk" .. bytes .. "more", 5, 4 + #bytes)
+  t.eq(b.ann[2].asconf_serial, a.ann[2].asconf_serial)
+  t.eq(b.ann[2].events[1], "asconf_add_ip")
+  t.eq(b.views[2], b.views[1], "one view per path and sender")
+  t.eq(b.views[2].src_text, "192.168.0.101")
+  t.eq(b.views[2].direction, "0>1")
+end)
+
 t.test("garbage never raises", function()
   local c = Core.new()
   for i = 1, 200 do

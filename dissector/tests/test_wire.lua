@@ -67,4 +67,27 @@ t.test("IPv4 and IPv6 to SCTP", function()
   t.eq(W.sctp_in_frame(W.LINK_SLL2, sll2, 1, 10), nil)
 end)
 
+t.test("the first frame of a pcap file, and a frame's SCTP span", function()
+  local function le32(v) return string.char(v % 256, math.floor(v / 256) % 256, math.floor(v / 65536) % 256, math.floor(v / 16777216)) end
+  local sctp = "\0\1\0\2\0\0\0\1\0\0\0\0"
+  local frame = "\8\0" .. string.rep("\0", 18) .. "\69\0\0\32\0\0\64\0\64\132\0\0\10\0\0\1\10\0\0\2" .. sctp
+  local header = "\212\195\178\161\2\0\4\0" .. string.rep("\0", 8) .. le32(65535) .. le32(W.LINK_SLL2)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "wb"))
+  f:write(header, le32(1700000000), le32(250), le32(#frame), le32(#frame), frame)
+  f:close()
+  local len, sec, nsec = W.first_frame(path)
+  t.eq(len, #frame); t.eq(sec, 1700000000); t.eq(nsec, 250000)
+  local seen = 0
+  t.eq(W.read_capture(path, function(_, _, _, link, data, first, last)
+    seen = seen + 1
+    local src, dst, a, b = W.sctp_span_in_frame(link, data, first, last)
+    t.eq(W.addr_string(src), "10.0.0.1"); t.eq(W.addr_string(dst), "10.0.0.2")
+    t.eq(data:sub(a, b), sctp)
+  end), true)
+  t.eq(seen, 1)
+  os.remove(path)
+  t.eq(W.first_frame(path), nil, "no file")
+end)
+
 return t
