@@ -61,46 +61,112 @@ proto.experts = { E.switch, E.no_ack, E.ack_error, E.unconfirmed, E.duplicate, E
 proto.prefs.prescan = Pref.bool("Pre-scan the capture file", true,
   "Read the whole capture file (named on the command line) once at the start, so that "
   .. "look-ahead annotations (ASCONF-ACK frame, unanswered ASCONF) are complete in a single pass.")
+proto.prefs.lazy = Pref.bool("Analyse only when the output is used (tshark)", true,
+  "In tshark, analyse the capture only when something uses this plugin's output (a tree, the "
+  .. "columns, a filter or tap on its fields, -z sctpho): a run that uses none of it pays almost nothing.")
 proto.prefs.unconfirmed_note = Pref.bool("Note DATA to unconfirmed addresses", true,
   "Add an expert note to DATA sent to an address not yet confirmed by a HEARTBEAT ACK.")
 
--- State, reset whenever a file is (re)opened.
-local core, mode, lengths
+-- This process's command line (argv).
+local ARGS = {}
+do
+  local f = io.open("/proc/self/cmdline", "rb")
+  if f then
+    local raw = f:read("*a") or ""
+    f:close()
+    for a in raw:gmatch("([^%z]*)%z") do ARGS[#ARGS + 1] = a end
+  end
+end
 
 local function cmdline_file()
-  local f = io.open("/proc/self/cmdline", "rb")
-  if not f then return nil end
-  local raw = f:read("*a")
-  f:close()
-  local args = {}
-  for a in raw:gmatch("([^%z]*)%z") do args[#args + 1] = a end
-  for i, a in ipairs(args) do
-    local file = (a == "-r" and args[i + 1]) or a:match("^%-r(.+)$")
+  for i, a in ipairs(ARGS) do
+    local file = (a == "-r" and ARGS[i + 1]) or a:match("^%-r(.+)$")
     -- "-" is the standard input (a pipe): read incrementally.
     if file then return file ~= "-" and file or nil end
   end
   -- `wireshark capture.pcapng`: a last argument naming a readable file.
-  local last = args[#args]
-  if last and #args > 1 and not last:match("^%-") then
+  local last = ARGS[#ARGS]
+  if last and #ARGS > 1 and not last:match("^%-") then
     local probe = io.open(last, "rb")
     if probe then probe:close(); return last end
   end
   return nil
 end
 
-local function start()
-  core, lengths = Core.new(), {}
+-- tshark dissects every frame of a pass alike: with or without a tree
+-- (visible, or "fake" for filters and taps), with or without columns, the
+-- same fields referenced. Wireshark's GUI and sharkd do not (the packet
+-- list, the details pane and their taps each ask differently).
+local TSHARK = not gui_enabled() and ((ARGS[1] or ""):match("([^/\\]*)$") or ""):match("^tshark") ~= nil
+-- Frames on which nothing of this plugin is shown, filtered on or tapped
+-- are skipped: in tshark, unless its command line may ask for what Lua
+-- cannot see being asked for. Lua can ask whether a field of ours is
+-- referenced (TreeItem:referenced) but not whether the expert tap has a
+-- listener (`-z expert`: no tree, yet it gets every expert info) or an
+-- `_ws.expert` field is referenced, nor whether the protocol hierarchy
+-- (`-z io,phs`, which counts the protocols in a tree that references
+-- nothing) is taken; a display filter macro may hide any of these.
+local SKIP_QUIET = TSHARK
+for i = 2, #ARGS do
+  local a = ARGS[i]:lower()
+  if a:find("expert", 1, true) or a:find("phs", 1, true) or a:find("$", 1, true) then SKIP_QUIET = false end
+end
+
+-- State, reset whenever a file is (re)opened. mode: "prescanned" (the file
+-- named on the command line, analysed at once), "deferred" (that file, to
+-- be analysed when something asks for the plugin's output), "incremental"
+-- (frames analysed as Wireshark first dissects them).
+local core, mode, lengths, deferred_path
+local skip_quiet = false
+-- Per pass (index 1: first pass, 2: re-dissection), in tshark: whether the
+-- plugin's output is wanted, and which fields.
+local pass_wanted, pass_fields = {}, {}
+
+local handle -- this dissector, for TreeItem:referenced
+
+-- Is anything of this plugin shown or filtered on in this dissection? A
+-- visible tree, a field of ours referenced by a filter or a tap (any
+-- sctpho field, expert or the protocol: `tree:referenced` of the protocol,
+-- i.e. proto_field_is_referenced; false for a NULL tree), or columns (with
+-- no column info, Wireshark's Lua Column prints as "(info)").
+local function wanted(tree, pinfo)
+  if tree:referenced(handle) then return true end
+  return tostring(pinfo.cols.info) ~= "(info)" or tostring(pinfo.cols.protocol) ~= "(protocol)"
+end
+
+local function prescan(path)
+  local ok, done = pcall(core.scan_file, core, path, lengths)
+  if ok and done then
+    mode = "prescanned"
+  else
+    core, lengths, mode = Core.new(), {}, "incremental"
+  end
+end
+
+local function start(tvb, pinfo, tree)
+  core, lengths, deferred_path = Core.new(), {}, nil
+  skip_quiet = SKIP_QUIET and proto.prefs.lazy
   mode = "incremental"
   if not proto.prefs.prescan then return end
   local path = cmdline_file()
   if not path then return end
-  if core:scan_file(path, lengths) then
-    mode = "prescanned"
+  if skip_quiet and pinfo.number == 1 and not wanted(tree, pinfo) then
+    -- Nothing asks for the plugin's output yet (e.g. `tshark -q -z
+    -- conv,sctp`): the pre-scan waits until something does, if ever. The
+    -- file is the one Wireshark reads (its first frame matches), so no
+    -- frame need be fed meanwhile.
+    local length, sec, nsec = W.first_frame(path)
+    if length == tvb:len() and math.abs(sec + nsec / 1e9 - pinfo.abs_ts) < 1e-5 then
+      mode, deferred_path = "deferred", path
+      return
+    end
   end
+  prescan(path)
 end
 
 function proto.init()
-  core, mode, lengths = nil, nil, nil
+  core, mode, lengths, deferred_path = nil, nil, nil, nil
+  pass_wanted, pass_fields = {}, {}
 end
 
 -- The IP header inside a frame of another link type: the first offset at
@@ -141,25 +207,27 @@ for name, link in pairs({ ETHERNET = W.LINK_ETHERNET, SLL = W.LINK_SLL, SLL2 = W
   if encap then LINK_OF_ENCAP[encap] = link end
 end
 
+local function feed_frame(tvb, pinfo)
+  local bytes = tvb:raw()
+  local encap = encap_type and encap_type()
+  local link = encap and LINK_OF_ENCAP[encap.value]
+  local src, dst, sctp
+  if link then
+    src, dst, sctp = W.sctp_in_frame(link, bytes)
+  else
+    src, dst, sctp = guess_sctp(bytes)
+  end
+  if src then
+    -- pinfo.abs_ts is a double: exact to the microsecond at today's
+    -- epoch, not to the nanosecond, so round to whole microseconds.
+    local us = math.floor(pinfo.abs_ts * 1e6 + 0.5)
+    local sec = math.floor(us / 1e6)
+    core:packet(pinfo.number, sec, (us - sec * 1e6) * 1000, src, dst, sctp)
+  end
+end
+
 local function feed(tvb, pinfo)
-  local ok, err = pcall(function()
-    local bytes = tvb:raw()
-    local encap = encap_type and encap_type()
-    local link = encap and LINK_OF_ENCAP[encap.value]
-    local src, dst, sctp
-    if link then
-      src, dst, sctp = W.sctp_in_frame(link, bytes)
-    else
-      src, dst, sctp = guess_sctp(bytes)
-    end
-    if src then
-      -- pinfo.abs_ts is a double: exact to the microsecond at today's
-      -- epoch, not to the nanosecond, so round to whole microseconds.
-      local us = math.floor(pinfo.abs_ts * 1e6 + 0.5)
-      local sec = math.floor(us / 1e6)
-      core:packet(pinfo.number, sec, (us - sec * 1e6) * 1000, src, dst, sctp)
-    end
-  end)
+  local ok, err = pcall(feed_frame, tvb, pinfo)
   if not ok then
     Core.add_expert(core:annotation(pinfo.number), "note", "plugin could not decode this frame: " .. tostring(err))
   end
@@ -178,43 +246,63 @@ local function add_expert(tree, kind, text)
   tree:add_proto_expert_info(e, text)
 end
 
+-- Which fields are shown or filtered on. In tshark, the same for every
+-- frame of a pass: asked once per pass (a field not referenced by a fake
+-- tree would not be kept anyway, and a NULL tree keeps none: only the
+-- expert infos and the Info column text matter then). Elsewhere: all.
+local ALL = setmetatable({}, { __index = function() return true end })
+local function fields_wanted(tree, pass)
+  if not TSHARK then return ALL end
+  local w = pass_fields[pass]
+  if not w then
+    w = {}
+    for name, f in pairs(F) do w[name] = tree:referenced(f) end
+    pass_fields[pass] = w
+  end
+  return w
+end
+
 -- Per frame, nothing is built that could be built once: a packet's view
 -- (association, path, addresses as text, direction) is shared by the
 -- frames of its path.
 local NO_RESULTS = {}
 
-local function annotate(v, a, pinfo, tree, unanswered)
+local function annotate(v, a, pinfo, tree, unanswered, w)
   local t = tree:add(proto)
   if v then
-    t:add(F.assoc, v.assoc)
-    t:add(F.path, v.path)
-    t:add(F.path_src, v.src_text)
-    t:add(F.path_dst, v.dst_text)
-    t:add(F.direction, v.direction)
+    if w.assoc then t:add(F.assoc, v.assoc) end
+    if w.path then t:add(F.path, v.path) end
+    if w.path_src then t:add(F.path_src, v.src_text) end
+    if w.path_dst then t:add(F.path_dst, v.dst_text) end
+    if w.direction then t:add(F.direction, v.direction) end
   end
   if a then
-    for _, e in ipairs(a.events) do t:add(F.event, e) end
-    if a.asconf_serial then t:add(F.asconf_serial, a.asconf_serial) end
-    if a.asconf_ack then t:add(F.asconf_ack_frame, a.asconf_ack) end
-    if a.asconf_request then
-      t:add(F.asconf_request_frame, a.asconf_request)
-      t:add(F.asconf_rtt, a.asconf_rtt)
+    if w.event then
+      for _, e in ipairs(a.events) do t:add(F.event, e) end
     end
-    for _, r in ipairs(a.asconf_results or NO_RESULTS) do t:add(F.asconf_result, r) end
-    if a.hb_ack then t:add(F.hb_ack_frame, a.hb_ack) end
+    if a.asconf_serial and w.asconf_serial then t:add(F.asconf_serial, a.asconf_serial) end
+    if a.asconf_ack and w.asconf_ack_frame then t:add(F.asconf_ack_frame, a.asconf_ack) end
+    if a.asconf_request then
+      if w.asconf_request_frame then t:add(F.asconf_request_frame, a.asconf_request) end
+      if w.asconf_rtt then t:add(F.asconf_rtt, a.asconf_rtt) end
+    end
+    if w.asconf_result then
+      for _, r in ipairs(a.asconf_results or NO_RESULTS) do t:add(F.asconf_result, r) end
+    end
+    if a.hb_ack and w.hb_ack_frame then t:add(F.hb_ack_frame, a.hb_ack) end
     if a.hb_request then
-      t:add(F.hb_request_frame, a.hb_request)
-      t:add(F.hb_rtt, a.hb_rtt)
-      t:add(F.hb_path, a.hb_path)
+      if w.hb_request_frame then t:add(F.hb_request_frame, a.hb_request) end
+      if w.hb_rtt then t:add(F.hb_rtt, a.hb_rtt) end
+      if w.hb_path then t:add(F.hb_path, a.hb_path) end
     end
     local s = a.switch
     if s then
-      t:add(F.switch_from, s.from_path)
-      t:add(F.switch_to, s.to_path)
-      t:add(F.switch_kind, s.kind)
-      if s.interrupt then t:add(F.switch_interrupt, s.interrupt) end
-      if s.last_old then t:add(F.switch_last_old, s.last_old) end
-      if s.first_new then t:add(F.switch_first_new, s.first_new) end
+      if w.switch_from then t:add(F.switch_from, s.from_path) end
+      if w.switch_to then t:add(F.switch_to, s.to_path) end
+      if w.switch_kind then t:add(F.switch_kind, s.kind) end
+      if s.interrupt and w.switch_interrupt then t:add(F.switch_interrupt, s.interrupt) end
+      if s.last_old and w.switch_last_old then t:add(F.switch_last_old, s.last_old) end
+      if s.first_new and w.switch_first_new then t:add(F.switch_first_new, s.first_new) end
       pinfo.cols.info:append(string.format(" [%s path switch %d->%d]", s.kind, s.from_path, s.to_path))
     end
     for _, x in ipairs(a.expert) do add_expert(t, x[1], x[2]) end
@@ -223,23 +311,38 @@ local function annotate(v, a, pinfo, tree, unanswered)
 end
 
 function proto.dissector(tvb, pinfo, tree)
-  if not core then start() end
+  if not core then start(tvb, pinfo, tree) end
+  local visited = pinfo.visited
+  local pass = visited and 2 or 1
+  if skip_quiet then
+    local on = pass_wanted[pass]
+    if on == nil then
+      on = wanted(tree, pinfo)
+      pass_wanted[pass] = on
+    end
+    if not on then
+      -- Nothing to show: only frame-by-frame analysis must go on.
+      if mode == "incremental" and not visited then feed(tvb, pinfo) end
+      return
+    end
+  end
+  if mode == "deferred" then prescan(deferred_path) end
   local number = pinfo.number
   if mode == "prescanned" and lengths[number] ~= tvb:len() then
     -- Not the file we pre-scanned (e.g. another file opened in the GUI).
     core, lengths, mode = Core.new(), {}, "incremental"
   end
-  if mode == "incremental" and not pinfo.visited then feed(tvb, pinfo) end
+  if mode == "incremental" and not visited then feed(tvb, pinfo) end
   local v, a = core.views[number], core.ann[number]
   if v or a then
     -- Read incrementally, a re-dissection (the GUI, `-2`) comes after the
     -- frames read so far: ASCONFs still unanswered get the warning that a
     -- pre-scan gives.
     local unanswered = 0
-    if mode == "incremental" and pinfo.visited and a and a.asconf_serial and v then
+    if mode == "incremental" and visited and a and a.asconf_serial and v then
       unanswered = core:unanswered(number, v.assoc)
     end
-    local ok, err = pcall(annotate, v, a, pinfo, tree, unanswered)
+    local ok, err = pcall(annotate, v, a, pinfo, tree, unanswered, fields_wanted(tree, pass))
     if not ok then
       tree:add_proto_expert_info(E.malformed, "sctpho: " .. tostring(err))
     end
@@ -247,10 +350,12 @@ function proto.dissector(tvb, pinfo, tree)
 end
 
 register_postdissector(proto)
+handle = Dissector.get("sctpho")
 
 -- Statistics: a GUI window, and `tshark -z sctpho` for the same text.
 local function summary_text()
   if not core then return "SCTP Handover: no capture analysed yet" end
+  if mode == "deferred" then prescan(deferred_path) end
   core:finish()
   return core:summary()
 end
