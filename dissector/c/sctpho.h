@@ -42,6 +42,10 @@ typedef struct sctpho_analysis sctpho_analysis;
 
 /* The capture file at path, analysed now (NULL if it is not a capture). */
 sctpho_analysis *sctpho_analyze_file(const char *path);
+/* The first frame of the capture file at path, from the file's first MiB:
+ * nonzero, with its captured length (SIZE_MAX for a record that holds no
+ * packet) and time in ns since the epoch, when there is one. */
+int sctpho_first_frame(const char *path, size_t *len, int64_t *time_ns);
 /* An empty analysis, fed frame by frame. */
 sctpho_analysis *sctpho_incremental(void);
 /* The pcap link types the analyzer decodes. */

@@ -12,6 +12,7 @@
 #include <epan/proto.h>
 #include <epan/expert.h>
 #include <epan/prefs.h>
+#include <epan/tap.h>
 #include <wiretap/wtap.h>
 #include <wiretap/pcap-encap.h>
 #include <stdio.h>
@@ -54,10 +55,23 @@ static const char *const expert_names[E_COUNT] G_GNUC_UNUSED = {
 
 static gboolean pref_prescan = TRUE;
 static gboolean pref_unconfirmed_note = TRUE;
+static gboolean pref_lazy = TRUE;
 
-/* Per opened file: the analysis, made on the first packet. */
+/* Per opened file: the analysis, made on the first packet, or (deferred)
+ * the file to analyse when something first asks for the plugin's output. */
 static sctpho_analysis *analysis;
 static gboolean attempted;
+static char *deferred_path;
+
+/* From the command line: whether this is tshark, and whether it may ask
+ * for what this plugin cannot see being asked for (the protocol hierarchy,
+ * `-z io,phs`, counts the protocols of a tree that references nothing; a
+ * display filter macro may hide a field). */
+static gboolean is_tshark, asks_unseen;
+/* What else shows this plugin's output: the expert tap (`-z expert` gets
+ * every expert info, tree or not), `_ws.expert` fields, `frame.protocols`
+ * (this dissector's layer). */
+static int expert_tap = -1, proto_ws_expert = -1, hf_frame_protocols = -1;
 
 /* Wireshark encapsulation -> pcap link type, for the link types the
  * analyzer decodes (the first link type of an encapsulation wins). */
@@ -65,7 +79,8 @@ static int link_encap[32];
 static uint32_t link_pcap[32];
 static size_t link_count;
 
-/* The file tshark / wireshark was asked to read (-r FILE, or FILE). */
+/* The file tshark / wireshark was asked to read (-r FILE, or FILE); sets
+ * is_tshark and asks_unseen. */
 static char *cmdline_file(void)
 {
     FILE *f = fopen("/proc/self/cmdline", "rb");
@@ -79,6 +94,14 @@ static char *cmdline_file(void)
     int argc = 0;
     for (size_t i = 0; i < n && argc < 512; i += strlen(buf + i) + 1)
         args[argc++] = buf + i;
+    if (argc > 0) {
+        const char *base = strrchr(args[0], '/');
+        is_tshark = g_str_has_prefix(base ? base + 1 : args[0], "tshark");
+    }
+    asks_unseen = FALSE;
+    for (int i = 1; i < argc; i++)
+        if (strstr(args[i], "phs") || strchr(args[i], '$'))
+            asks_unseen = TRUE;
     for (int i = 0; i < argc; i++) {
         const char *file = NULL;
         if (strcmp(args[i], "-r") == 0 && i + 1 < argc)
@@ -96,6 +119,9 @@ static char *cmdline_file(void)
 static void sctpho_init(void)
 {
     attempted = FALSE;
+    expert_tap = find_tap_id("expert");
+    proto_ws_expert = proto_get_id_by_filter_name("_ws.expert");
+    hf_frame_protocols = proto_registrar_get_id_byname("frame.protocols");
     if (link_count == 0) {
         size_t n = 0;
         const uint32_t *types = sctpho_link_types(&n);
@@ -139,18 +165,68 @@ static void sctpho_cleanup(void)
 {
     sctpho_free(analysis);
     analysis = NULL;
+    g_free(deferred_path);
+    deferred_path = NULL;
     attempted = FALSE;
+}
+
+/* Nothing of this plugin is shown, filtered on or tapped in this
+ * dissection: no columns, no expert tap, and either no tree or (tshark's
+ * command line asking for nothing unseen) a tree that references none of
+ * this protocol's fields, experts or layer, nor `_ws.expert`. Only in
+ * tshark: the GUI's first pass also sets the status bar's expert severity. */
+static gboolean quiet(proto_tree *tree, packet_info *pinfo)
+{
+    if (!pref_lazy || !is_tshark || pinfo->cinfo || (expert_tap >= 0 && have_tap_listener(expert_tap)))
+        return FALSE;
+    if (!tree)
+        return TRUE;
+    return !asks_unseen && !proto_field_is_referenced(tree, proto_sctpho)
+           && !(proto_ws_expert > 0 && proto_field_is_referenced(tree, proto_ws_expert))
+           && !(hf_frame_protocols > 0 && proto_field_is_referenced(tree, hf_frame_protocols));
+}
+
+/* The file's first frame is this one (length and time): the file named is
+ * the one Wireshark reads. */
+static gboolean first_frame_matches(const char *path, tvbuff_t *tvb, packet_info *pinfo)
+{
+    size_t len = 0;
+    int64_t ns = 0;
+    if (pinfo->num != 1 || !sctpho_first_frame(path, &len, &ns) || len != tvb_captured_length(tvb))
+        return FALSE;
+    int64_t here = (int64_t)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs;
+    return here - ns <= 1000 && ns - here <= 1000;
 }
 
 static int dissect_sctpho(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
     if (!attempted) {
         attempted = TRUE;
-        char *path = pref_prescan ? cmdline_file() : NULL;
-        if (path) {
-            analysis = sctpho_analyze_file(path);
-            g_free(path);
+        char *path = cmdline_file();
+        if (path && pref_prescan) {
+            if (quiet(tree, pinfo) && first_frame_matches(path, tvb, pinfo)) {
+                /* Nothing asks for the output yet (`tshark -q -z
+                 * conv,sctp`): analysed when something does, if ever. */
+                deferred_path = path;
+                path = NULL;
+            } else {
+                analysis = sctpho_analyze_file(path);
+            }
         }
+        g_free(path);
+        if (!analysis && !deferred_path)
+            analysis = sctpho_incremental();
+    }
+    if (quiet(tree, pinfo)) {
+        /* Nothing to show: only frame-by-frame analysis must go on. */
+        if (analysis && !PINFO_FD_VISITED(pinfo))
+            feed(tvb, pinfo);
+        return 0;
+    }
+    if (deferred_path) {
+        analysis = sctpho_analyze_file(deferred_path);
+        g_free(deferred_path);
+        deferred_path = NULL;
         if (!analysis)
             analysis = sctpho_incremental();
     }
@@ -239,6 +315,10 @@ static void proto_register_sctpho(void)
                                    "Read the whole capture file (named on the command line) once at the start, so that "
                                    "look-ahead annotations (ASCONF-ACK frame, unanswered ASCONF) are complete in a single pass.",
                                    &pref_prescan);
+    prefs_register_bool_preference(prefs, "lazy", "Analyse only when the output is used (tshark)",
+                                   "In tshark, analyse the capture only when something uses this plugin's output (a tree, the "
+                                   "columns, a filter or tap on its fields): a run that uses none of it pays almost nothing.",
+                                   &pref_lazy);
     register_init_routine(sctpho_init);
     register_cleanup_routine(sctpho_cleanup);
 }

@@ -808,6 +808,61 @@ impl Analysis {
     }
 }
 
+/// The first frame of the capture file at `path`, read from the file's
+/// first MiB only: its captured length (`usize::MAX` for a record that
+/// holds no packet) and time; `None` when there is none there.
+pub fn first_frame(path: &Path) -> Option<(usize, Timestamp)> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).ok()?;
+    let mut reader = capture::from_reader(path, file.take(1 << 20)).ok()?;
+    let mut first = None;
+    // The cut at 1 MiB ends reading with a warning, not an error.
+    let _ = reader.for_each_frame(|f| {
+        if first.is_none() {
+            let len = if f.link_type == link_type::NON_PACKET_RECORD {
+                usize::MAX
+            } else {
+                f.data.len()
+            };
+            first = Some((len, f.timestamp));
+        }
+    });
+    first
+}
+
+/// The first frame of the capture file at `path` (see [`first_frame`]):
+/// nonzero and `*len`, `*time_ns` set when there is one.
+///
+/// # Safety
+/// `path` must be a valid NUL-terminated string; `len` and `time_ns` valid
+/// for writes.
+#[no_mangle]
+pub unsafe extern "C" fn sctpho_first_frame(
+    path: *const c_char,
+    len: *mut usize,
+    time_ns: *mut i64,
+) -> i32 {
+    if path.is_null() {
+        return 0;
+    }
+    // SAFETY: the caller passes a NUL-terminated string.
+    let Ok(p) = unsafe { CStr::from_ptr(path) }.to_str() else {
+        return 0;
+    };
+    // SAFETY: per the contract above.
+    let (Some(len), Some(time_ns)) = (unsafe { len.as_mut() }, unsafe { time_ns.as_mut() }) else {
+        return 0;
+    };
+    match catch_unwind(|| first_frame(Path::new(p))) {
+        Ok(Some((l, t))) => {
+            *len = l;
+            *time_ns = t.0;
+            1
+        }
+        _ => 0,
+    }
+}
+
 /// Analyses the capture file at `path` now (the pre-scan); null when it
 /// cannot be read as a capture.
 ///

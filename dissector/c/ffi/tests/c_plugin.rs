@@ -410,3 +410,61 @@ fn c_plugin_survives_hostile_captures() {
         }
     }
 }
+
+/// In tshark the plugins analyse a capture only once something uses their
+/// output (preference `sctpho.lazy`, default TRUE; Wireshark's GUI always
+/// analyses): every way of using it gives what the eager analysis
+/// (`-o sctpho.lazy:FALSE`) gives, on both tiers — summary lines (the Info
+/// column without a tree), expert infos without a tree (`-q -z expert`),
+/// the protocol hierarchy, a tap or a filter on the plugins' fields or
+/// their expert messages, two passes, a pipe, the Lua tier's `-z sctpho`
+/// summary — and each of those shows the plugins' output (differs from
+/// plain tshark); runs that use none of it print what plain tshark prints.
+#[test]
+fn output_used_is_the_same_as_with_an_eager_analysis() {
+    let switch = "sctpho.event == \"path_switch\"";
+    let expert = "io,stat,0,_ws.expert.message contains \"path switch\"";
+    // (arguments, input is a pipe, shows the plugins' output, tiers)
+    let both = &[Tier::C, Tier::Lua][..];
+    let lua = &[Tier::Lua][..];
+    let modes: &[(&[&str], bool, bool, &[Tier])] = &[
+        (&[], false, true, both),
+        (&[], true, true, both),
+        (&["-2"], false, true, both),
+        (&["-q", "-z", "expert"], false, true, both),
+        (&["-q", "-z", "io,phs"], false, true, both),
+        (&["-q", "-z", "io,stat,0,sctpho.event"], false, true, both),
+        (&["-q", "-z", expert], false, true, both),
+        (&["-Y", switch], false, true, both),
+        (&["-2", "-Y", switch], false, true, both),
+        (&["-q", "-z", "sctpho"], false, true, lua),
+        (&["-q", "-z", "sctpho"], true, true, lua),
+        (&["-q", "-z", "io,stat,0"], false, false, both),
+        (&["-q", "-z", "sctp,stat"], false, false, both),
+    ];
+    let names = ["koh-kim-1-mn.pcap", "no-asconf-ack.pcap", "bokor-failover-cn.pcap"];
+    for (name, capture) in captures().iter().filter(|(n, _)| names.contains(&n.as_str())) {
+        for (args, piped, shows, tiers) in modes {
+            let input = if *piped {
+                Input::Pipe(capture)
+            } else {
+                Input::Named(capture)
+            };
+            let what = format!("{name} {input:?} {args:?}");
+            let plain = tshark(Tier::Plain, input, args);
+            for &tier in *tiers {
+                let lazy = ok(tshark(tier, input, args), &what);
+                let mut eager_args = args.to_vec();
+                eager_args.extend(["-o", "sctpho.lazy:FALSE"]);
+                let eager = ok(tshark(tier, input, &eager_args), &what);
+                assert_eq!(lazy, eager, "{tier:?} {what}: lazy and eager differ");
+                let plain_out = String::from_utf8_lossy(&plain.stdout);
+                if *shows {
+                    assert_ne!(lazy, plain_out, "{tier:?} {what}: shows nothing of the plugin");
+                } else {
+                    assert_eq!(lazy, plain_out, "{tier:?} {what}: not plain tshark's output");
+                }
+            }
+        }
+    }
+}
