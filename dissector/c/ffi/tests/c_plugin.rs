@@ -442,8 +442,15 @@ fn output_used_is_the_same_as_with_an_eager_analysis() {
         (&["-q", "-z", "io,stat,0"], false, false, both),
         (&["-q", "-z", "sctp,stat"], false, false, both),
     ];
-    let names = ["koh-kim-1-mn.pcap", "no-asconf-ack.pcap", "bokor-failover-cn.pcap"];
-    for (name, capture) in captures().iter().filter(|(n, _)| names.contains(&n.as_str())) {
+    let names = [
+        "koh-kim-1-mn.pcap",
+        "no-asconf-ack.pcap",
+        "bokor-failover-cn.pcap",
+    ];
+    for (name, capture) in captures()
+        .iter()
+        .filter(|(n, _)| names.contains(&n.as_str()))
+    {
         for (args, piped, shows, tiers) in modes {
             let input = if *piped {
                 Input::Pipe(capture)
@@ -460,9 +467,15 @@ fn output_used_is_the_same_as_with_an_eager_analysis() {
                 assert_eq!(lazy, eager, "{tier:?} {what}: lazy and eager differ");
                 let plain_out = String::from_utf8_lossy(&plain.stdout);
                 if *shows {
-                    assert_ne!(lazy, plain_out, "{tier:?} {what}: shows nothing of the plugin");
+                    assert_ne!(
+                        lazy, plain_out,
+                        "{tier:?} {what}: shows nothing of the plugin"
+                    );
                 } else {
-                    assert_eq!(lazy, plain_out, "{tier:?} {what}: not plain tshark's output");
+                    assert_eq!(
+                        lazy, plain_out,
+                        "{tier:?} {what}: not plain tshark's output"
+                    );
                 }
             }
         }
