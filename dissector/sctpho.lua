@@ -266,43 +266,47 @@ end
 -- (association, path, addresses as text, direction) is shared by the
 -- frames of its path.
 local NO_RESULTS = {}
+-- TreeItem's add, looked up once: every TreeItem has the same, and wslua
+-- resolves t:add through a C __index function on each call.
+local tree_add
 
 local function annotate(v, a, pinfo, tree, unanswered, w)
-  local t = tree:add(proto)
+  local add = tree_add
+  local t = add(tree, proto)
   if v then
-    if w.assoc then t:add(F.assoc, v.assoc) end
-    if w.path then t:add(F.path, v.path) end
-    if w.path_src then t:add(F.path_src, v.src_text) end
-    if w.path_dst then t:add(F.path_dst, v.dst_text) end
-    if w.direction then t:add(F.direction, v.direction) end
+    if w.assoc then add(t, F.assoc, v.assoc) end
+    if w.path then add(t, F.path, v.path) end
+    if w.path_src then add(t, F.path_src, v.src_text) end
+    if w.path_dst then add(t, F.path_dst, v.dst_text) end
+    if w.direction then add(t, F.direction, v.direction) end
   end
   if a then
     if w.event then
-      for _, e in ipairs(a.events) do t:add(F.event, e) end
+      for _, e in ipairs(a.events) do add(t, F.event, e) end
     end
-    if a.asconf_serial and w.asconf_serial then t:add(F.asconf_serial, a.asconf_serial) end
-    if a.asconf_ack and w.asconf_ack_frame then t:add(F.asconf_ack_frame, a.asconf_ack) end
+    if a.asconf_serial and w.asconf_serial then add(t, F.asconf_serial, a.asconf_serial) end
+    if a.asconf_ack and w.asconf_ack_frame then add(t, F.asconf_ack_frame, a.asconf_ack) end
     if a.asconf_request then
-      if w.asconf_request_frame then t:add(F.asconf_request_frame, a.asconf_request) end
-      if w.asconf_rtt then t:add(F.asconf_rtt, a.asconf_rtt) end
+      if w.asconf_request_frame then add(t, F.asconf_request_frame, a.asconf_request) end
+      if w.asconf_rtt then add(t, F.asconf_rtt, a.asconf_rtt) end
     end
     if w.asconf_result then
-      for _, r in ipairs(a.asconf_results or NO_RESULTS) do t:add(F.asconf_result, r) end
+      for _, r in ipairs(a.asconf_results or NO_RESULTS) do add(t, F.asconf_result, r) end
     end
-    if a.hb_ack and w.hb_ack_frame then t:add(F.hb_ack_frame, a.hb_ack) end
+    if a.hb_ack and w.hb_ack_frame then add(t, F.hb_ack_frame, a.hb_ack) end
     if a.hb_request then
-      if w.hb_request_frame then t:add(F.hb_request_frame, a.hb_request) end
-      if w.hb_rtt then t:add(F.hb_rtt, a.hb_rtt) end
-      if w.hb_path then t:add(F.hb_path, a.hb_path) end
+      if w.hb_request_frame then add(t, F.hb_request_frame, a.hb_request) end
+      if w.hb_rtt then add(t, F.hb_rtt, a.hb_rtt) end
+      if w.hb_path then add(t, F.hb_path, a.hb_path) end
     end
     local s = a.switch
     if s then
-      if w.switch_from then t:add(F.switch_from, s.from_path) end
-      if w.switch_to then t:add(F.switch_to, s.to_path) end
-      if w.switch_kind then t:add(F.switch_kind, s.kind) end
-      if s.interrupt and w.switch_interrupt then t:add(F.switch_interrupt, s.interrupt) end
-      if s.last_old and w.switch_last_old then t:add(F.switch_last_old, s.last_old) end
-      if s.first_new and w.switch_first_new then t:add(F.switch_first_new, s.first_new) end
+      if w.switch_from then add(t, F.switch_from, s.from_path) end
+      if w.switch_to then add(t, F.switch_to, s.to_path) end
+      if w.switch_kind then add(t, F.switch_kind, s.kind) end
+      if s.interrupt and w.switch_interrupt then add(t, F.switch_interrupt, s.interrupt) end
+      if s.last_old and w.switch_last_old then add(t, F.switch_last_old, s.last_old) end
+      if s.first_new and w.switch_first_new then add(t, F.switch_first_new, s.first_new) end
       pinfo.cols.info:append(string.format(" [%s path switch %d->%d]", s.kind, s.from_path, s.to_path))
     end
     for _, x in ipairs(a.expert) do add_expert(t, x[1], x[2]) end
@@ -310,8 +314,13 @@ local function annotate(v, a, pinfo, tree, unanswered, w)
   for _ = 1, unanswered do add_expert(t, "warning", Core.NO_ACK) end
 end
 
+local tvb_len -- Tvb's len, looked up once (see tree_add)
+
 function proto.dissector(tvb, pinfo, tree)
-  if not core then start(tvb, pinfo, tree) end
+  if not core then
+    tree_add, tvb_len = tree.add, tvb.len
+    start(tvb, pinfo, tree)
+  end
   local visited = pinfo.visited
   local pass = visited and 2 or 1
   if skip_quiet then
@@ -328,7 +337,7 @@ function proto.dissector(tvb, pinfo, tree)
   end
   if mode == "deferred" then prescan(deferred_path) end
   local number = pinfo.number
-  if mode == "prescanned" and lengths[number] ~= tvb:len() then
+  if mode == "prescanned" and lengths[number] ~= tvb_len(tvb) then
     -- Not the file we pre-scanned (e.g. another file opened in the GUI).
     core, lengths, mode = Core.new(), {}, "incremental"
   end

@@ -252,12 +252,20 @@ function Core:packet(frame, sec, nsec, src, dst, s, i0, n)
       if first then ftype, fflags, finit = first.type, first.flags, first.initiate_tag end
     end
   end
-  local a, sender = self:locate(p1 * 256 + p2, p3 * 256 + p4, ((v1 * 256 + v2) * 256 + v3) * 256 + v4,
-    ftype, fflags, finit, src, dst, frame)
+  local sport, dport, vtag = p1 * 256 + p2, p3 * 256 + p4, ((v1 * 256 + v2) * 256 + v3) * 256 + v4
+  local a, sender
+  if not ftype then
+    -- Most packets: an association's known tag (locate's first lookup).
+    local by_ports = self.by_tag[sport * 65536 + dport]
+    local hit = by_ports and by_ports[vtag]
+    if hit then a, sender = self.assocs[hit[1] + 1], hit[2] end
+  end
+  if not a then a, sender = self:locate(sport, dport, vtag, ftype, fflags, finit, src, dst, frame) end
   local sent, received = a.ep[sender].addrs, a.ep[1 - sender].addrs
   if not sent[src] then sent[src] = {} end
   if not received[dst] then received[dst] = {} end
-  local p = self:path(a, sender, src, dst)
+  local by_dst = a.path_index[src]
+  local p = by_dst and by_dst[dst] or self:path(a, sender, src, dst)
   self.views[frame] = view_of(a, p, sender)
   local ctx = self.ctx
   ctx.frame, ctx.sec, ctx.nsec, ctx.a, ctx.sender, ctx.path, ctx.src, ctx.dst, ctx.ann =
