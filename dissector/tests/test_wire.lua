@@ -90,4 +90,50 @@ t.test("the first frame of a pcap file, and a frame's SCTP span", function()
   t.eq(W.first_frame(path), nil, "no file")
 end)
 
+-- Every frame of a capture file as (number, sec, nsec, link, bytes).
+local function frames_of(path)
+  local out = {}
+  local ok, err = W.read_capture(path, function(n, sec, nsec, link, data, first, last)
+    out[#out + 1] = table.concat({ n, sec, nsec, link, data:sub(first, last) }, "|")
+  end)
+  return out, ok, err
+end
+
+t.test("files read a chunk at a time give the same frames, at any chunk size", function()
+  local function le16(v) return string.char(v % 256, math.floor(v / 256)) end
+  local function le32(v) return le16(v % 65536) .. le16(math.floor(v / 65536)) end
+  local function block(kind, body)
+    while #body % 4 ~= 0 do body = body .. "\0" end
+    return le32(kind) .. le32(#body + 12) .. body .. le32(#body + 12)
+  end
+  local shb = block(0x0a0d0d0a, le32(0x1a2b3c4d) .. le16(1) .. le16(0) .. string.rep("\255", 8))
+  local idb = block(1, le16(W.LINK_ETHERNET) .. le16(0) .. le32(65535) .. le16(9) .. le16(1) .. "\9\0\0\0" .. le32(0))
+  local epbs = {}
+  for k = 1, 5 do
+    local frame = string.rep(string.char(k), 10 * k + 3)
+    epbs[k] = block(6, le32(0) .. le32(k) .. le32(1000 * k) .. le32(#frame) .. le32(#frame) .. frame)
+  end
+  local pcapng = os.tmpname()
+  local f = assert(io.open(pcapng, "wb"))
+  f:write(shb, idb, table.concat(epbs))
+  f:close()
+  local default = W.chunk
+  for _, path in ipairs({ pcapng, "../sample-captures/koh-kim-1/mn.pcap" }) do
+    local want, ok = frames_of(path)
+    t.eq(ok, true, path)
+    t.eq(#want > 4, true, path)
+    for _, size in ipairs({ 1, 3, 7, 64, 1000 }) do
+      W.chunk = size
+      local got = frames_of(path)
+      W.chunk = default
+      t.eq(#got, #want, path .. " chunk " .. size)
+      for k = 1, #want do t.eq(got[k], want[k], path .. " chunk " .. size .. " frame " .. k) end
+    end
+  end
+  W.chunk = default
+  local got = frames_of(pcapng)
+  t.eq(got[2], "2|8|589936592|1|" .. string.rep("\2", 23), "2 * 2^32 + 2000 ns (if_tsresol 9)")
+  os.remove(pcapng)
+end)
+
 return t
