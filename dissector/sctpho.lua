@@ -107,9 +107,20 @@ local TSHARK = not gui_enabled() and ((ARGS[1] or ""):match("([^/\\]*)$") or "")
 -- (`-z io,phs`, which counts the protocols in a tree that references
 -- nothing) is taken; a display filter macro may hide any of these.
 local SKIP_QUIET = TSHARK
+-- A frame with nothing of its own beyond its path (most frames) needs no
+-- sctpho item in a tree that is not printed and references none of the
+-- path fields, unless the protocol itself is referenced (`-Y sctpho`),
+-- which Lua cannot tell from a field of it being referenced: skipped only
+-- if the command line names no `sctpho` but as a field prefix (nor asks
+-- for colouring rules, which may).
+local SKIP_BARE = true
 for i = 2, #ARGS do
   local a = ARGS[i]:lower()
   if a:find("expert", 1, true) or a:find("phs", 1, true) or a:find("$", 1, true) then SKIP_QUIET = false end
+  for at in a:gmatch("()sctpho") do
+    if a:sub(at + 6, at + 6) ~= "." then SKIP_BARE = false end
+  end
+  if a:find("color", 1, true) then SKIP_BARE = false end
 end
 
 -- State, reset whenever a file is (re)opened. mode: "prescanned" (the file
@@ -246,17 +257,25 @@ local function add_expert(tree, kind, text)
   tree:add_proto_expert_info(e, text)
 end
 
--- Which fields are shown or filtered on. In tshark, the same for every
--- frame of a pass: asked once per pass (a field not referenced by a fake
--- tree would not be kept anyway, and a NULL tree keeps none: only the
--- expert infos and the Info column text matter then). Elsewhere: all.
-local ALL = setmetatable({}, { __index = function() return true end })
-local function fields_wanted(tree, pass)
-  if not TSHARK then return ALL end
+-- Which fields are shown or filtered on, and whether a frame with nothing
+-- beyond its path can be left out (see SKIP_BARE; a NULL tree keeps
+-- nothing, so there only expert infos and the Info column text matter).
+-- In tshark, the same for every frame of a pass: asked once per pass (a
+-- field not referenced by a tree that is not printed would not be kept
+-- anyway). Elsewhere, or with `-o sctpho.lazy:FALSE`: everything.
+local EVERYTHING = { fields = setmetatable({}, { __index = function() return true end }), bare = false }
+local VIEW_FIELDS = { "assoc", "path", "path_src", "path_dst", "direction" }
+local function wanted_here(tree, pass)
+  if not skip_quiet then return EVERYTHING end
   local w = pass_fields[pass]
   if not w then
-    w = {}
-    for name, f in pairs(F) do w[name] = tree:referenced(f) end
+    local fields = {}
+    for name, f in pairs(F) do fields[name] = tree:referenced(f) end
+    local view = false
+    for _, name in ipairs(VIEW_FIELDS) do view = view or fields[name] end
+    -- A NULL tree has no item (the wslua fake item's text is nil).
+    local null_tree = tree.text == nil
+    w = { fields = fields, bare = null_tree or (SKIP_BARE and not view) }
     pass_fields[pass] = w
   end
   return w
@@ -343,7 +362,8 @@ function proto.dissector(tvb, pinfo, tree)
   end
   if mode == "incremental" and not visited then feed(tvb, pinfo) end
   local v, a = core.views[number], core.ann[number]
-  if v or a then
+  local here = (v or a) and wanted_here(tree, pass)
+  if a or (v and not here.bare) then
     -- Read incrementally, a re-dissection (the GUI, `-2`) comes after the
     -- frames read so far: ASCONFs still unanswered get the warning that a
     -- pre-scan gives.
@@ -351,7 +371,7 @@ function proto.dissector(tvb, pinfo, tree)
     if mode == "incremental" and visited and a and a.asconf_serial and v then
       unanswered = core:unanswered(number, v.assoc)
     end
-    local ok, err = pcall(annotate, v, a, pinfo, tree, unanswered, fields_wanted(tree, pass))
+    local ok, err = pcall(annotate, v, a, pinfo, tree, unanswered, here.fields)
     if not ok then
       tree:add_proto_expert_info(E.malformed, "sctpho: " .. tostring(err))
     end

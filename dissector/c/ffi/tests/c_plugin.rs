@@ -416,8 +416,9 @@ fn c_plugin_survives_hostile_captures() {
 /// analyses): every way of using it gives what the eager analysis
 /// (`-o sctpho.lazy:FALSE`) gives, on both tiers — summary lines (the Info
 /// column without a tree), expert infos without a tree (`-q -z expert`),
-/// the protocol hierarchy, a tap or a filter on the plugins' fields or
-/// their expert messages, two passes, a pipe, the Lua tier's `-z sctpho`
+/// the protocol hierarchy, a tap or a filter on the plugins' fields, on
+/// the protocol itself or on their expert messages, two passes, a pipe,
+/// the Lua tier's `-z sctpho`
 /// summary — and each of those shows the plugins' output (differs from
 /// plain tshark); runs that use none of it print what plain tshark prints.
 #[test]
@@ -437,6 +438,9 @@ fn output_used_is_the_same_as_with_an_eager_analysis() {
         (&["-q", "-z", expert], false, true, both),
         (&["-Y", switch], false, true, both),
         (&["-2", "-Y", switch], false, true, both),
+        (&["-Y", "sctpho && !sctpho.event"], false, true, both),
+        (&["-Y", "sctpho.path == 1"], false, true, both),
+        (&["-q", "-z", "io,stat,0,sctpho"], false, true, both),
         (&["-q", "-z", "sctpho"], false, true, lua),
         (&["-q", "-z", "sctpho"], true, true, lua),
         (&["-q", "-z", "io,stat,0"], false, false, both),
