@@ -235,6 +235,11 @@ local function malformed(self, frame, why)
   add_expert(self:annotation(frame), "note", "malformed SCTP: " .. why)
 end
 
+-- Chunks decoded to a table for Core:chunk (DATA and SACK are read in
+-- place).
+local DECODED = { [INIT] = true, [INIT_ACK] = true, [HEARTBEAT] = true, [HEARTBEAT_ACK] = true,
+  [ASCONF] = true, [ASCONF_ACK] = true, [SHUTDOWN] = true }
+
 -- One SCTP packet: frame number, time, raw addresses, and the SCTP packet
 -- s[i0..n] (the whole of s when i0, n are not given). Chunks are taken as
 -- they are decoded: those before a malformed one count, as in the analyzer.
@@ -290,12 +295,16 @@ function Core:packet(frame, sec, nsec, src, dst, s, i0, n)
         return malformed(self, frame, (t == SACK and "SACK" or "NR-SACK") .. " shorter than its lists")
       end
       self:sack(ctx, ((b1 * 256 + b2) * 256 + b3) * 256 + b4, s, v + fixed - 4, ngap + nnr, ndup)
-    else
+    elseif DECODED[t] then
       local c, err = first, nil
       if not (c and i == i0 + 12) then c, err = decode_chunk(s, i, n) end
       if not c then return malformed(self, frame, err) end
       self:chunk(ctx, c)
+    elseif t == ABORT or t == SHUTDOWN_COMPLETE then
+      a.ended = true
     end
+    -- Other chunks (COOKIE ECHO, ERROR, FORWARD TSN, ...) have nothing
+    -- to check beyond their length, and nothing to track.
     i = i + floor((len + 3) / 4) * 4
   end
 end
