@@ -114,8 +114,13 @@ local SKIP_QUIET = TSHARK
 -- if the command line names no `sctpho` but as a field prefix (nor asks
 -- for colouring rules, which may).
 local SKIP_BARE = true
+-- tshark dissects each frame once unless told to make two passes (-2,
+-- alone or among other one-letter options): then no frame is visited
+-- again, and pinfo.visited (a C call per frame) need not be read.
+local ONE_PASS = TSHARK
 for i = 2, #ARGS do
   local a = ARGS[i]:lower()
+  if a:match("^%-[^%-]") and a:find("2", 1, true) then ONE_PASS = false end
   if a:find("expert", 1, true) or a:find("phs", 1, true) or a:find("$", 1, true) then SKIP_QUIET = false end
   for at in a:gmatch("()sctpho") do
     if a:sub(at + 6, at + 6) ~= "." then SKIP_BARE = false end
@@ -340,7 +345,7 @@ function proto.dissector(tvb, pinfo, tree)
     tree_add, tvb_len = tree.add, tvb.len
     start(tvb, pinfo, tree)
   end
-  local visited = pinfo.visited
+  local visited = not ONE_PASS and pinfo.visited
   local pass = visited and 2 or 1
   if skip_quiet then
     local on = pass_wanted[pass]
