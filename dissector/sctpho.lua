@@ -114,9 +114,9 @@ local SKIP_QUIET = TSHARK
 -- if the command line names no `sctpho` but as a field prefix (nor asks
 -- for colouring rules, which may).
 local SKIP_BARE = true
--- tshark dissects each frame once unless told to make two passes (-2,
--- alone or among other one-letter options): then no frame is visited
--- again, and pinfo.visited (a C call per frame) need not be read.
+-- Unless two passes are asked for (-2, alone or among other one-letter
+-- options: any such argument with a 2), tshark dissects each frame once
+-- and never again, so pinfo.visited (a C call per frame) need not be read.
 local ONE_PASS = TSHARK
 for i = 2, #ARGS do
   local a = ARGS[i]:lower()
