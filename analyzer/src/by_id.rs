@@ -13,13 +13,13 @@ use rustc_hash::FxHashMap;
 
 pub(crate) struct ById<T> {
     slot_of: FxHashMap<AssocId, u32>,
-    slots: Vec<Option<(AssocId, Box<T>)>>,
+    slots: Vec<Option<Box<T>>>,
     free: Vec<u32>,
-    /// The last id looked up and its slot (`NONE` when it left).
-    last: (AssocId, u32),
+    /// The last id found and its slot (`NO_SLOT` once it left).
+    last_found: (AssocId, u32),
 }
 
-const NONE: u32 = u32::MAX;
+const NO_SLOT: u32 = u32::MAX;
 
 impl<T> Default for ById<T> {
     fn default() -> Self {
@@ -27,7 +27,7 @@ impl<T> Default for ById<T> {
             slot_of: FxHashMap::default(),
             slots: Vec::new(),
             free: Vec::new(),
-            last: (0, NONE),
+            last_found: (0, NO_SLOT),
         }
     }
 }
@@ -35,8 +35,8 @@ impl<T> Default for ById<T> {
 impl<T> ById<T> {
     #[inline]
     fn slot(&self, id: AssocId) -> Option<u32> {
-        if self.last.0 == id && self.last.1 != NONE {
-            return Some(self.last.1);
+        if self.last_found.0 == id && self.last_found.1 != NO_SLOT {
+            return Some(self.last_found.1);
         }
         self.slot_of.get(&id).copied()
     }
@@ -44,17 +44,19 @@ impl<T> ById<T> {
     #[inline]
     pub(crate) fn get(&self, id: AssocId) -> Option<&T> {
         let slot = self.slot(id)?;
-        self.slots[slot as usize].as_ref().map(|(_, t)| &**t)
+        self.slots[slot as usize].as_deref()
     }
 
     #[inline]
     pub(crate) fn get_mut(&mut self, id: AssocId) -> Option<&mut T> {
         let slot = self.slot(id)?;
-        self.last = (id, slot);
-        self.slots[slot as usize].as_mut().map(|(_, t)| &mut **t)
+        self.last_found = (id, slot);
+        self.slots[slot as usize].as_deref_mut()
     }
 
     /// Inserts (or replaces) the entry of `id`.
+    // Out of line: once per association, while the lookups around it run
+    // for every packet and stay small enough to inline.
     #[cold]
     #[inline(never)]
     pub(crate) fn insert(&mut self, id: AssocId, value: T) -> &mut T {
@@ -66,21 +68,16 @@ impl<T> ById<T> {
                     .find(|&s| (s as usize) < self.slots.len());
                 let slot = reused.unwrap_or_else(|| {
                     self.slots.push(None);
-                    // More than 2^32 alive at once cannot be: the tracker
-                    // caps associations far below.
+                    // Ids are u32 (the tracker stops creating associations
+                    // at 2^32), so there are never more slots than that.
                     u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 slots")
                 });
                 self.slot_of.insert(id, slot);
                 slot
             }
         };
-        self.last = (id, slot);
-        let entry = &mut self.slots[slot as usize];
-        *entry = Some((id, Box::new(value)));
-        match entry {
-            Some((_, t)) => t,
-            None => unreachable!("just stored"),
-        }
+        self.last_found = (id, slot);
+        self.slots[slot as usize].insert(Box::new(value))
     }
 
     /// The entry of `id`, created with `T::default()` when missing.
@@ -92,24 +89,24 @@ impl<T> ById<T> {
         let Some(slot) = self.slot(id) else {
             return self.insert(id, T::default());
         };
-        self.last = (id, slot);
+        self.last_found = (id, slot);
         match &mut self.slots[slot as usize] {
-            Some((_, t)) => t,
+            Some(t) => t,
             None => unreachable!("an id's slot holds its entry"),
         }
     }
 
     pub(crate) fn remove(&mut self, id: AssocId) -> Option<T> {
         let slot = self.slot_of.remove(&id)?;
-        if self.last.0 == id {
-            self.last = (0, NONE);
+        if self.last_found.0 == id {
+            self.last_found = (0, NO_SLOT);
         }
         self.free.push(slot);
         // Trailing free slots are given back: their entries in `free`,
         // now past the end, are skipped when popped. (`free` only grows
         // by removals, and the slots only when `free` is empty, so none
         // of them can come to name an occupied slot.)
-        let taken = self.slots[slot as usize].take().map(|(_, t)| *t);
+        let taken = self.slots[slot as usize].take().map(|t| *t);
         while matches!(self.slots.last(), Some(None)) {
             self.slots.pop();
         }

@@ -267,7 +267,8 @@ pub struct Association {
     pub(crate) last_path: [PathId; 2],
 }
 
-/// [`Association::last_path`] when there is none.
+/// [`Association::last_path`] when there is none. (`--max-paths` may allow
+/// a path with this id: such a path is never taken for the last one.)
 pub(crate) const NO_PATH: PathId = PathId::MAX;
 
 impl Association {

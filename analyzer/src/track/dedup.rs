@@ -11,9 +11,6 @@ const HISTORY: usize = 16;
 /// Bytes of chunk data included in the fingerprint beyond the header.
 const FINGERPRINT_BYTES: usize = 48;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Fingerprint(u64);
-
 #[derive(Debug, Clone, Copy)]
 struct Seen {
     time: Timestamp,
@@ -50,7 +47,7 @@ impl DuplicateDetector {
     /// True when `dg` is a copy of a packet seen within the window on a
     /// different interface (or where the link layer does not say which).
     pub fn is_duplicate(&mut self, dg: &SctpDatagram<'_>, time: Timestamp) -> bool {
-        let Fingerprint(fingerprint) = fingerprint(dg);
+        let fingerprint = fingerprint(dg);
         let duplicate = self
             .fingerprints
             .iter()
@@ -84,7 +81,7 @@ impl DuplicateDetector {
 /// hashed where they lie (gathering them in a buffer first cost more than
 /// the hash; a byte-at-a-time FNV-1a before that was a quarter of the
 /// analysis).
-fn fingerprint(dg: &SctpDatagram<'_>) -> Fingerprint {
+fn fingerprint(dg: &SctpDatagram<'_>) -> u64 {
     let len = dg.bytes.len();
     let addresses = match (dg.src, dg.dst) {
         (IpAddr::V4(s), IpAddr::V4(d)) => (u64::from(u32::from(s)) << 32) | u64::from(u32::from(d)),
@@ -95,11 +92,13 @@ fn fingerprint(dg: &SctpDatagram<'_>) -> Fingerprint {
             xxhash_rust::xxh3::xxh3_64(&both)
         }
     };
-    // The length enters apart from the addresses' bits, multiplied by an
-    // odd constant so that it cannot cancel them out.
+    // The length is mixed in by an odd multiplier (one-to-one). Two
+    // packets whose address and length bits happen to give the same seed
+    // still differ in the bytes hashed: a different length changes the
+    // SCTP checksum among them, or their number below 60 bytes.
     let seed = addresses ^ (len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let head = &dg.bytes[..len.min(12 + FINGERPRINT_BYTES)];
-    Fingerprint(xxhash_rust::xxh3::xxh3_64_with_seed(head, seed))
+    xxhash_rust::xxh3::xxh3_64_with_seed(head, seed)
 }
 
 fn v6_octets(address: IpAddr) -> [u8; 16] {

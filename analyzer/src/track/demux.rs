@@ -1,6 +1,6 @@
 //! Demultiplexing: which association, sending endpoint and path a packet belongs to.
 
-use super::assoc::{Association, Start};
+use super::assoc::{Association, Start, NO_PATH};
 use super::path::PathState;
 use super::Tracker;
 use crate::decode::SctpDatagram;
@@ -225,7 +225,11 @@ impl Tracker {
         // The sender's last path again: its addresses are known (learning
         // them would change nothing) and the path needs no lookup.
         let last = a.last_path[sender];
-        if let Some(ps) = a.paths.get_mut(usize::from(last)) {
+        if let Some(ps) = a
+            .paths
+            .get_mut(usize::from(last))
+            .filter(|_| last != NO_PATH)
+        {
             if ps.src == dg.src && ps.dst == dg.dst {
                 ps.packets += 1;
                 ps.bytes += dg.bytes.len() as u64;
