@@ -5,8 +5,8 @@
 //! path, each chunk, each observation of the engine), nearly always the
 //! same one in a row, so the last id found is remembered beside its slot:
 //! a repeat costs one comparison instead of a hash probe. Entries live in
-//! slots reused after removal, so memory follows the associations alive,
-//! not those seen.
+//! slots reused after removal, so memory follows the most associations
+//! alive at once, not all those seen.
 
 use crate::events::AssocId;
 use rustc_hash::FxHashMap;
@@ -15,11 +15,9 @@ pub(crate) struct ById<T> {
     slot_of: FxHashMap<AssocId, u32>,
     slots: Vec<Option<Box<T>>>,
     free: Vec<u32>,
-    /// The last id found and its slot (`NO_SLOT` once it left).
-    last_found: (AssocId, u32),
+    /// The last id found and its slot (none once it left).
+    last_found: Option<(AssocId, u32)>,
 }
-
-const NO_SLOT: u32 = u32::MAX;
 
 impl<T> Default for ById<T> {
     fn default() -> Self {
@@ -27,7 +25,7 @@ impl<T> Default for ById<T> {
             slot_of: FxHashMap::default(),
             slots: Vec::new(),
             free: Vec::new(),
-            last_found: (0, NO_SLOT),
+            last_found: None,
         }
     }
 }
@@ -35,8 +33,10 @@ impl<T> Default for ById<T> {
 impl<T> ById<T> {
     #[inline]
     fn slot(&self, id: AssocId) -> Option<u32> {
-        if self.last_found.0 == id && self.last_found.1 != NO_SLOT {
-            return Some(self.last_found.1);
+        if let Some((last, slot)) = self.last_found {
+            if last == id {
+                return Some(slot);
+            }
         }
         self.slot_of.get(&id).copied()
     }
@@ -50,7 +50,7 @@ impl<T> ById<T> {
     #[inline]
     pub(crate) fn get_mut(&mut self, id: AssocId) -> Option<&mut T> {
         let slot = self.slot(id)?;
-        self.last_found = (id, slot);
+        self.last_found = Some((id, slot));
         self.slots[slot as usize].as_deref_mut()
     }
 
@@ -76,7 +76,7 @@ impl<T> ById<T> {
                 slot
             }
         };
-        self.last_found = (id, slot);
+        self.last_found = Some((id, slot));
         self.slots[slot as usize].insert(Box::new(value))
     }
 
@@ -89,7 +89,7 @@ impl<T> ById<T> {
         let Some(slot) = self.slot(id) else {
             return self.insert(id, T::default());
         };
-        self.last_found = (id, slot);
+        self.last_found = Some((id, slot));
         match &mut self.slots[slot as usize] {
             Some(t) => t,
             None => unreachable!("an id's slot holds its entry"),
@@ -98,8 +98,8 @@ impl<T> ById<T> {
 
     pub(crate) fn remove(&mut self, id: AssocId) -> Option<T> {
         let slot = self.slot_of.remove(&id)?;
-        if self.last_found.0 == id {
-            self.last_found = (0, NO_SLOT);
+        if self.last_found.is_some_and(|(last, _)| last == id) {
+            self.last_found = None;
         }
         self.free.push(slot);
         // Trailing free slots are given back: their entries in `free`,

@@ -259,17 +259,12 @@ pub struct Association {
     #[serde(skip)]
     pub(crate) queued_deadlines: u8,
     /// Per sending endpoint, the path of its last packet once both of
-    /// that path's addresses are known to the right endpoints
-    /// ([`NO_PATH`] until then): the next packet on it needs no address
-    /// learning and no path lookup (most packets repeat their sender's
-    /// last path).
+    /// that path's addresses are known to the right endpoints: the next
+    /// packet on it needs no address learning and no path lookup (most
+    /// packets repeat their sender's last path).
     #[serde(skip)]
-    pub(crate) last_path: [PathId; 2],
+    pub(crate) last_path: [Option<PathId>; 2],
 }
-
-/// [`Association::last_path`] when there is none. (`--max-paths` may allow
-/// a path with this id: such a path is never taken for the last one.)
-pub(crate) const NO_PATH: PathId = PathId::MAX;
 
 impl Association {
     pub fn new(id: u32, start: Start, ports: [u16; 2], frame: u64, time: Timestamp) -> Self {
@@ -299,7 +294,7 @@ impl Association {
             tag_keys: Vec::new(),
             init_keys: Vec::new(),
             queued_deadlines: 0,
-            last_path: [NO_PATH; 2],
+            last_path: [None; 2],
         }
     }
 

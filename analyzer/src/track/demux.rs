@@ -1,6 +1,6 @@
 //! Demultiplexing: which association, sending endpoint and path a packet belongs to.
 
-use super::assoc::{Association, Start, NO_PATH};
+use super::assoc::{Association, Start};
 use super::path::PathState;
 use super::Tracker;
 use crate::decode::SctpDatagram;
@@ -224,12 +224,8 @@ impl Tracker {
         a.last_time = time;
         // The sender's last path again: its addresses are known (learning
         // them would change nothing) and the path needs no lookup.
-        let last = a.last_path[sender];
-        if let Some(ps) = a
-            .paths
-            .get_mut(usize::from(last))
-            .filter(|_| last != NO_PATH)
-        {
+        if let Some(last) = a.last_path[sender] {
+            let ps = &mut a.paths[usize::from(last)];
             if ps.src == dg.src && ps.dst == dg.dst {
                 ps.packets += 1;
                 ps.bytes += dg.bytes.len() as u64;
@@ -274,7 +270,7 @@ impl Tracker {
             }
         };
         if a.endpoints[sender].has(dg.src) && a.endpoints[1 - sender].has(dg.dst) {
-            a.last_path[sender] = path;
+            a.last_path[sender] = Some(path);
         }
         let ps = &mut a.paths[usize::from(path)];
         ps.packets += 1;
