@@ -17,7 +17,7 @@ Core.__index = Core
 -- analysed is one reused table, and nothing is allocated per packet or
 -- per DATA chunk that can be kept per path.
 local byte, floor, min, type = string.byte, math.floor, math.min, type
-local decode_chunk, addr_string = W.decode_chunk, W.addr_string
+local decode_chunk, sack_fields, addr_string = W.decode_chunk, W.sack_fields, W.addr_string
 local DATA, INIT, INIT_ACK, SACK, HEARTBEAT, HEARTBEAT_ACK = W.DATA, W.INIT, W.INIT_ACK, W.SACK, W.HEARTBEAT, W.HEARTBEAT_ACK
 local ABORT, SHUTDOWN, SHUTDOWN_COMPLETE, NR_SACK, I_DATA = W.ABORT, W.SHUTDOWN, W.SHUTDOWN_COMPLETE, W.NR_SACK, W.I_DATA
 local ASCONF_ACK, ASCONF = W.ASCONF_ACK, W.ASCONF
@@ -286,15 +286,9 @@ function Core:packet(frame, sec, nsec, src, dst, s, i0, n)
       local b1, b2, b3, b4 = byte(s, v, v + 3)
       self:data(ctx, ((b1 * 256 + b2) * 256 + b3) * 256 + b4)
     elseif t == SACK or t == NR_SACK then
-      local fixed = t == SACK and 16 or 20
-      if len < fixed then return malformed(self, frame, "chunk shorter than its fixed fields") end
-      local b1, b2, b3, b4, _, _, _, _, g1, g2, x1, x2, y1, y2 = byte(s, v, v + 13)
-      local ngap, nnr, ndup = g1 * 256 + g2, 0, x1 * 256 + x2
-      if t == NR_SACK then nnr, ndup = ndup, y1 * 256 + y2 end
-      if len < fixed + 4 * (ngap + nnr + ndup) then
-        return malformed(self, frame, (t == SACK and "SACK" or "NR-SACK") .. " shorter than its lists")
-      end
-      self:sack(ctx, ((b1 * 256 + b2) * 256 + b3) * 256 + b4, s, v + fixed - 4, ngap + nnr, ndup)
+      local cum, at, ngaps, ndups = sack_fields(s, v, t, len)
+      if not cum then return malformed(self, frame, at) end
+      self:sack(ctx, cum, s, at, ngaps, ndups)
     elseif DECODED[t] then
       local c, err = first, nil
       if not (c and i == i0 + 12) then c, err = decode_chunk(s, i, n) end
@@ -315,7 +309,8 @@ local function add_event(ann, e)
   table.insert(ann.events, e)
 end
 
--- Chunks other than DATA and SACK (decoded to a table by decode_chunk).
+-- The chunks of DECODED (decoded to a table by decode_chunk; DATA, SACK,
+-- ABORT and SHUTDOWN COMPLETE are handled in Core:packet).
 function Core:chunk(ctx, c)
   local t = c.type
   if t == SHUTDOWN and c.cum then
@@ -355,8 +350,6 @@ function Core:chunk(ctx, c)
     ann.asconf_serial = c.serial
   elseif t == ASCONF_ACK and c.serial then
     self:asconf_ack(ctx, c)
-  elseif t == ABORT or t == SHUTDOWN_COMPLETE then
-    ctx.a.ended = true
   end
 end
 

@@ -194,6 +194,25 @@ local function is_wildcard(raw)
   return raw == string.rep("\0", #raw)
 end
 
+-- A SACK or NR-SACK chunk (type t, length len) whose value starts at s[v]
+-- (RFC 9260 §3.3.4; NR-SACK: draft-tuexen-tsvwg-sctp-multipath, its NR gap
+-- blocks follow the gap blocks): its cumulative TSN ack, where its gap
+-- blocks start in s, how many there are (NR ones included) and how many
+-- duplicate TSNs it reports; or nil and why it is malformed. Shared by
+-- decode_chunk and the pre-scan, which reads SACKs in place.
+local function sack_fields(s, v, t, len)
+  local fixed = t == M.SACK and 16 or 20
+  if len < fixed then return nil, "chunk shorter than its fixed fields" end
+  local b1, b2, b3, b4, _, _, _, _, g1, g2, x1, x2, y1, y2 = byte(s, v, v + 13)
+  local ngap, nnr, ndup = g1 * 256 + g2, 0, x1 * 256 + x2
+  if t == M.NR_SACK then nnr, ndup = ndup, y1 * 256 + y2 end
+  if len < fixed + 4 * (ngap + nnr + ndup) then
+    return nil, (t == M.SACK and "SACK" or "NR-SACK") .. " shorter than its lists"
+  end
+  return ((b1 * 256 + b2) * 256 + b3) * 256 + b4, v + fixed - 4, ngap + nnr, ndup
+end
+M.sack_fields = sack_fields
+
 -- Decodes the chunk at s[i..] of an SCTP packet ending at s[n] (i + 3 <= n):
 -- a table {type, flags, length, and the chunk's own fields}, or nil and
 -- why it is malformed.
@@ -208,21 +227,12 @@ local function decode_chunk(s, i, n)
     c.tsn = u32be(s, v)
   elseif (t == M.I_DATA and len >= 20) then
     c.tsn = u32be(s, v)
-  elseif (t == M.SACK and len >= 16) then
-    c.cum = u32be(s, v)
-    local ngap, ndup = u16be(s, v + 8), u16be(s, v + 10)
-    if len < 16 + 4 * (ngap + ndup) then return nil, "SACK shorter than its lists" end
-    c.gaps, c.dups = {}, ndup
-    for g = 0, ngap - 1 do
-      c.gaps[#c.gaps + 1] = { u16be(s, v + 12 + 4 * g), u16be(s, v + 14 + 4 * g) }
-    end
-  elseif (t == M.NR_SACK and len >= 20) then
-    c.cum = u32be(s, v)
-    local ngap, nnr, ndup = u16be(s, v + 8), u16be(s, v + 10), u16be(s, v + 12)
-    if len < 20 + 4 * (ngap + nnr + ndup) then return nil, "NR-SACK shorter than its lists" end
-    c.gaps, c.dups = {}, ndup
-    for g = 0, ngap + nnr - 1 do
-      c.gaps[#c.gaps + 1] = { u16be(s, v + 16 + 4 * g), u16be(s, v + 18 + 4 * g) }
+  elseif t == M.SACK or t == M.NR_SACK then
+    local cum, at, ngaps, ndups = sack_fields(s, v, t, len)
+    if not cum then return nil, at end
+    c.cum, c.gaps, c.dups = cum, {}, ndups
+    for g = 0, ngaps - 1 do
+      c.gaps[#c.gaps + 1] = { u16be(s, at + 4 * g), u16be(s, at + 2 + 4 * g) }
     end
   elseif (t == M.INIT or t == M.INIT_ACK) and len >= 20 then
     c.initiate_tag = u32be(s, v)
@@ -278,7 +288,7 @@ local function decode_chunk(s, i, n)
     end
   elseif (t == M.SHUTDOWN and len >= 8) then
     c.cum = u32be(s, v)
-  elseif t == M.DATA or t == M.I_DATA or t == M.SACK or t == M.NR_SACK or t == M.INIT
+  elseif t == M.DATA or t == M.I_DATA or t == M.INIT
       or t == M.INIT_ACK or t == M.ASCONF or t == M.ASCONF_ACK or t == M.SHUTDOWN then
     return nil, "chunk shorter than its fixed fields"
   end
