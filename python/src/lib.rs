@@ -261,7 +261,7 @@ fn analyze_capture<'py>(
                     seconds: started.elapsed().as_secs_f64(),
                 },
             );
-            let mut out = vec![("files", write::frame(&files, &provenance)?)];
+            let mut out = vec![("files", write::frame(&mut files, &provenance)?)];
             for (name, rows) in sink.tables.by_name() {
                 out.push((name, write::frame(rows, &provenance)?));
             }

@@ -1,83 +1,81 @@
 //! Column-major row buffers that follow a [`Table`] definition. Row
-//! builders push one value per column in definition order; the writer
-//! turns the buffers into a polars `DataFrame`.
+//! builders push one value per column in definition order, straight into
+//! polars column builders (Arrow buffers: 8 bytes a number and a validity
+//! bit, a 16-byte view a string, its text inline up to 12 bytes), so that
+//! [`Rows::take_columns`] hands them to the writer without a copy and a
+//! batch costs the writer no second buffer of the same rows.
 
 use crate::schema::{Col, Table, Ty};
+use polars::prelude::{
+    BooleanChunkedBuilder, ChunkedBuilder, Column, Float64Type, Int64Type, IntoColumn, PlSmallStr,
+    PrimitiveChunkedBuilder, StringChunkedBuilder, TimeUnit, TimeZone, UInt64Type,
+};
 
-/// One column's values. Times are epoch nanoseconds.
-#[derive(Debug, Clone)]
-pub enum Values {
-    U64(Vec<Option<u64>>),
-    I64(Vec<Option<i64>>),
-    F64(Vec<Option<f64>>),
-    Str(Vec<Option<String>>),
-    Bool(Vec<Option<bool>>),
-    Time(Vec<Option<i64>>),
+/// One column's builder. Times are epoch nanoseconds.
+enum Builder {
+    U64(PrimitiveChunkedBuilder<UInt64Type>),
+    I64(PrimitiveChunkedBuilder<Int64Type>),
+    F64(PrimitiveChunkedBuilder<Float64Type>),
+    Str(StringChunkedBuilder),
+    Bool(BooleanChunkedBuilder),
+    Time(PrimitiveChunkedBuilder<Int64Type>),
 }
 
-impl Values {
-    fn new(ty: Ty) -> Self {
-        match ty {
-            Ty::U64 => Values::U64(Vec::new()),
-            Ty::I64 => Values::I64(Vec::new()),
-            Ty::F64 => Values::F64(Vec::new()),
-            Ty::Str => Values::Str(Vec::new()),
-            Ty::Bool => Values::Bool(Vec::new()),
-            Ty::Time => Values::Time(Vec::new()),
+impl Builder {
+    fn new(col: &Col) -> Self {
+        let name = PlSmallStr::from_static(col.name);
+        match col.ty {
+            Ty::U64 => Builder::U64(PrimitiveChunkedBuilder::new(name, 0)),
+            Ty::I64 => Builder::I64(PrimitiveChunkedBuilder::new(name, 0)),
+            Ty::F64 => Builder::F64(PrimitiveChunkedBuilder::new(name, 0)),
+            Ty::Str => Builder::Str(StringChunkedBuilder::new(name, 0)),
+            Ty::Bool => Builder::Bool(BooleanChunkedBuilder::new(name, 0)),
+            Ty::Time => Builder::Time(PrimitiveChunkedBuilder::new(name, 0)),
         }
     }
 
-    pub fn len(&self) -> usize {
+    fn finish(self) -> Column {
         match self {
-            Values::U64(v) => v.len(),
-            Values::I64(v) | Values::Time(v) => v.len(),
-            Values::F64(v) => v.len(),
-            Values::Str(v) => v.len(),
-            Values::Bool(v) => v.len(),
+            Builder::U64(b) => b.finish().into_column(),
+            Builder::I64(b) => b.finish().into_column(),
+            Builder::F64(b) => b.finish().into_column(),
+            Builder::Str(b) => b.finish().into_column(),
+            Builder::Bool(b) => b.finish().into_column(),
+            Builder::Time(b) => b
+                .finish()
+                .into_datetime(TimeUnit::Nanoseconds, Some(TimeZone::UTC))
+                .into_column(),
         }
     }
+}
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    fn clear(&mut self) {
-        match self {
-            Values::U64(v) => v.clear(),
-            Values::I64(v) | Values::Time(v) => v.clear(),
-            Values::F64(v) => v.clear(),
-            Values::Str(v) => v.clear(),
-            Values::Bool(v) => v.clear(),
-        }
+/// Bytes one value of the type takes in its column builder (its text
+/// aside).
+fn value_bytes(ty: Ty) -> usize {
+    match ty {
+        Ty::U64 | Ty::I64 | Ty::F64 | Ty::Time => 8,
+        Ty::Str => 16,
+        Ty::Bool => 1,
     }
 }
 
 /// Rows of one table, built a row at a time.
 pub struct Rows {
     pub columns: &'static [Col],
-    pub values: Vec<Values>,
+    builders: Vec<Builder>,
+    rows: usize,
     cursor: usize,
     /// Bytes of one row's values, and of the text of every row's strings.
     row_bytes: usize,
     text_bytes: usize,
 }
 
-/// Bytes one value of the type takes in its column buffer.
-fn value_bytes(ty: Ty) -> usize {
-    match ty {
-        Ty::U64 => std::mem::size_of::<Option<u64>>(),
-        Ty::I64 | Ty::Time => std::mem::size_of::<Option<i64>>(),
-        Ty::F64 => std::mem::size_of::<Option<f64>>(),
-        Ty::Str => std::mem::size_of::<Option<String>>(),
-        Ty::Bool => std::mem::size_of::<Option<bool>>(),
-    }
-}
-
 impl Rows {
     pub fn new(table: &Table) -> Self {
         Rows {
             columns: table.columns,
-            values: table.columns.iter().map(|c| Values::new(c.ty)).collect(),
+            builders: table.columns.iter().map(Builder::new).collect(),
+            rows: 0,
             cursor: 0,
             row_bytes: table.columns.iter().map(|c| value_bytes(c.ty)).sum(),
             text_bytes: 0,
@@ -86,29 +84,37 @@ impl Rows {
 
     /// Bytes the buffered rows hold (what decides when a batch is written).
     pub fn bytes(&self) -> usize {
-        self.len() * self.row_bytes + self.text_bytes
+        self.rows * self.row_bytes + self.text_bytes
     }
 
     pub fn len(&self) -> usize {
-        self.values.first().map_or(0, Values::len)
+        self.rows
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.rows == 0
     }
 
-    pub fn clear(&mut self) {
-        self.values.iter_mut().for_each(Values::clear);
+    /// The buffered rows as polars columns, in definition order; the rows
+    /// start again empty.
+    pub fn take_columns(&mut self) -> Vec<Column> {
+        let columns = self.columns;
+        let taken = std::mem::replace(
+            &mut self.builders,
+            columns.iter().map(Builder::new).collect(),
+        );
+        self.rows = 0;
         self.cursor = 0;
         self.text_bytes = 0;
+        taken.into_iter().map(Builder::finish).collect()
     }
 
-    fn slot(&mut self) -> &mut Values {
+    fn slot(&mut self) -> &mut Builder {
         let i = self.cursor;
         self.cursor += 1;
         // A builder pushing more values than the table has columns is a
         // bug in this crate, never a property of the input.
-        &mut self.values[i]
+        &mut self.builders[i]
     }
 
     fn mismatch(&self, wanted: &str) -> ! {
@@ -122,7 +128,7 @@ impl Rows {
 
     pub fn u64(&mut self, v: impl Into<Option<u64>>) -> &mut Self {
         match self.slot() {
-            Values::U64(c) => c.push(v.into()),
+            Builder::U64(c) => c.append_option(v.into()),
             _ => self.mismatch("u64"),
         }
         self
@@ -130,30 +136,29 @@ impl Rows {
 
     pub fn f64(&mut self, v: impl Into<Option<f64>>) -> &mut Self {
         match self.slot() {
-            Values::F64(c) => c.push(v.into()),
+            Builder::F64(c) => c.append_option(v.into()),
             _ => self.mismatch("f64"),
         }
         self
     }
 
-    pub fn str(&mut self, v: Option<impl Into<String>>) -> &mut Self {
-        let v: Option<String> = v.map(Into::into);
-        let len = v.as_ref().map_or(0, String::len);
+    pub fn str(&mut self, v: Option<impl AsRef<str>>) -> &mut Self {
+        let len = v.as_ref().map_or(0, |s| s.as_ref().len());
         match self.slot() {
-            Values::Str(c) => c.push(v),
+            Builder::Str(c) => c.append_option(v.as_ref().map(AsRef::as_ref)),
             _ => self.mismatch("str"),
         }
         self.text_bytes += len;
         self
     }
 
-    pub fn text(&mut self, v: impl Into<String>) -> &mut Self {
+    pub fn text(&mut self, v: impl AsRef<str>) -> &mut Self {
         self.str(Some(v))
     }
 
     pub fn bool(&mut self, v: impl Into<Option<bool>>) -> &mut Self {
         match self.slot() {
-            Values::Bool(c) => c.push(v.into()),
+            Builder::Bool(c) => c.append_option(v.into()),
             _ => self.mismatch("bool"),
         }
         self
@@ -162,7 +167,7 @@ impl Rows {
     /// Epoch nanoseconds.
     pub fn time(&mut self, v: Option<i64>) -> &mut Self {
         match self.slot() {
-            Values::Time(c) => c.push(v),
+            Builder::Time(c) => c.append_option(v),
             _ => self.mismatch("time"),
         }
         self
@@ -178,5 +183,6 @@ impl Rows {
             self.columns.len()
         );
         self.cursor = 0;
+        self.rows += 1;
     }
 }

@@ -1,12 +1,12 @@
 //! Rows → polars `DataFrame` → one part file, written in batches to a
 //! hidden temporary name and renamed into place only when complete.
 
-use crate::rows::{Rows, Values};
-use crate::schema::{self, Ty};
+use crate::rows::Rows;
+use crate::schema;
 use anyhow::Context;
 use polars::prelude::{
-    Column, CsvWriter, DataFrame, DataType, IntoColumn, NamedFrom, ParquetCompression,
-    ParquetWriter, PlSmallStr, PolarsResult, SerWriter, Series, TimeUnit, TimeZone,
+    AnyValue, Column, CsvWriter, DataFrame, DataType, ParquetCompression, ParquetWriter,
+    PlSmallStr, PolarsResult, Scalar, SerWriter,
 };
 use std::fs::File;
 use std::io::Write;
@@ -60,35 +60,36 @@ pub enum ParamType {
     Text,
 }
 
-fn column(name: &str, values: &Values) -> PolarsResult<Column> {
-    let name = PlSmallStr::from(name);
-    Ok(match values {
-        Values::U64(v) => Column::new(name, v),
-        Values::I64(v) => Column::new(name, v),
-        Values::F64(v) => Column::new(name, v),
-        Values::Str(v) => Column::new(name, v),
-        Values::Bool(v) => Column::new(name, v),
-        Values::Time(v) => Series::new(name, v)
-            .cast(&DataType::Datetime(
-                TimeUnit::Nanoseconds,
-                Some(TimeZone::UTC),
-            ))?
-            .into_column(),
-    })
+/// A column of `height` copies of one value (a provenance column): polars
+/// keeps the value once and repeats it only when it writes.
+fn constant(
+    name: impl Into<PlSmallStr>,
+    dtype: DataType,
+    value: AnyValue<'static>,
+    height: usize,
+) -> Column {
+    Column::new_scalar(name.into(), Scalar::new(dtype, value), height)
 }
 
 fn constant_str(name: &str, v: Option<&str>, height: usize) -> Column {
-    Column::new(PlSmallStr::from(name), vec![v; height])
+    let value = v.map_or(AnyValue::Null, |s| AnyValue::StringOwned(s.into()));
+    constant(name, DataType::String, value, height)
 }
 
-/// The data frame of a batch of rows, provenance columns first.
-pub fn frame(rows: &Rows, p: &Provenance) -> PolarsResult<DataFrame> {
+/// The data frame of a batch of rows, provenance columns first; the rows
+/// start again empty (their buffers become the frame's).
+pub fn frame(rows: &mut Rows, p: &Provenance) -> PolarsResult<DataFrame> {
     let height = rows.len();
     let mut columns =
         Vec::with_capacity(rows.columns.len() + schema::PROVENANCE.len() + p.params.len());
     columns.push(constant_str("source", Some(&p.source), height));
     columns.push(constant_str("scenario", p.scenario.as_deref(), height));
-    columns.push(Column::new("repetition".into(), vec![p.repetition; height]));
+    columns.push(constant(
+        "repetition",
+        DataType::UInt64,
+        p.repetition.map_or(AnyValue::Null, AnyValue::UInt64),
+        height,
+    ));
     columns.push(constant_str(
         "capture_side",
         p.capture_side.as_deref(),
@@ -99,10 +100,10 @@ pub fn frame(rows: &Rows, p: &Provenance) -> PolarsResult<DataFrame> {
         columns.push(match ty {
             ParamType::Number => {
                 let v = match value {
-                    Some(ParamValue::Number(x)) => Some(*x),
-                    _ => None,
+                    Some(ParamValue::Number(x)) => AnyValue::Float64(*x),
+                    _ => AnyValue::Null,
                 };
-                Column::new(col_name.into(), vec![v; height])
+                constant(col_name, DataType::Float64, v, height)
             }
             ParamType::Text => {
                 let v = match value {
@@ -110,14 +111,11 @@ pub fn frame(rows: &Rows, p: &Provenance) -> PolarsResult<DataFrame> {
                     Some(ParamValue::Text(s)) => Some(s.clone()),
                     None => None,
                 };
-                Column::new(col_name.into(), vec![v; height])
+                constant_str(&col_name, v.as_deref(), height)
             }
         });
     }
-    for (c, values) in rows.columns.iter().zip(&rows.values) {
-        debug_assert!(c.ty != Ty::I64 || matches!(values, Values::I64(_)));
-        columns.push(column(c.name, values)?);
-    }
+    columns.extend(rows.take_columns());
     DataFrame::new(height, columns)
 }
 
@@ -273,8 +271,7 @@ impl PartWriter {
         if self.sink.is_some() && self.batches >= BATCHES_PER_FILE && !rows.is_empty() {
             self.complete_file()?;
         }
-        let mut df = frame(rows, provenance).context("building a table batch")?;
-        df.rechunk_mut();
+        let df = frame(rows, provenance).context("building a table batch")?;
         if self.sink.is_none() {
             if let Some(dir) = self.temp.parent() {
                 std::fs::create_dir_all(dir)
@@ -309,7 +306,6 @@ impl PartWriter {
         }
         self.rows_written += df.height() as u64;
         self.batches += 1;
-        rows.clear();
         Ok(())
     }
 

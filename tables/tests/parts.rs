@@ -14,7 +14,6 @@ use sctp_handover::analysis::{
 };
 use sctp_handover::handover::CapturePoint;
 use sctp_handover_tables::records::AssociationTables;
-use sctp_handover_tables::rows::Values;
 use std::path::Path;
 
 struct Tables {
@@ -29,16 +28,6 @@ impl ReportSink for Tables {
     }
     fn association(&mut self, report: AssociationReport) {
         self.tables.add(&report, CapturePoint::Mn);
-    }
-}
-
-fn cell(values: &Values, i: usize) -> String {
-    match values {
-        Values::U64(v) => format!("{:?}", v[i]),
-        Values::I64(v) | Values::Time(v) => format!("{:?}", v[i]),
-        Values::F64(v) => format!("{:?}", v[i]),
-        Values::Str(v) => format!("{:?}", v[i]),
-        Values::Bool(v) => format!("{:?}", v[i]),
     }
 }
 
@@ -57,9 +46,14 @@ fn tables(path: &Path, part_events: usize) -> (Vec<(&'static str, Vec<String>)>,
         .by_name()
         .into_iter()
         .map(|(name, rows)| {
-            let mut text: Vec<String> = (0..rows.len())
+            let height = rows.len();
+            let columns = rows.take_columns();
+            let mut text: Vec<String> = (0..height)
                 .map(|i| {
-                    let cells: Vec<String> = rows.values.iter().map(|v| cell(v, i)).collect();
+                    let cells: Vec<String> = columns
+                        .iter()
+                        .map(|c| format!("{:?}", c.get(i).expect("a row of the column")))
+                        .collect();
                     cells.join(" | ")
                 })
                 .collect();
