@@ -261,9 +261,9 @@ fn analyze_capture<'py>(
                     seconds: started.elapsed().as_secs_f64(),
                 },
             );
-            let mut out = vec![("files", write::frame(&mut files, &provenance)?)];
+            let mut out = vec![("files", write::take_frame(&mut files, &provenance)?)];
             for (name, rows) in sink.tables.by_name() {
-                out.push((name, write::frame(rows, &provenance)?));
+                out.push((name, write::take_frame(rows, &provenance)?));
             }
             Ok(out)
         },

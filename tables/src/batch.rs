@@ -106,18 +106,20 @@ pub fn plan(
 }
 
 /// What identifies the analysis settings in the dataset's records: a rerun
-/// with other settings, or by an analyzer whose results changed
-/// ([`sctp_handover::RESULTS_REVISION`]), redoes every input.
+/// with other settings, by an analyzer whose results changed
+/// ([`sctp_handover::RESULTS_REVISION`]) or into tables of another format
+/// ([`schema::FORMAT_REVISION`]), redoes every input.
 pub fn fingerprint(config: &BatchConfig) -> String {
     let mut options = config.options.clone();
     options.handover.anchors.clear();
     let text = format!(
-        "{:?}|{:?}|{}|{}|{}",
+        "{:?}|{:?}|{}|{}|{}|{}",
         options,
         config.format,
         config.harness_files,
         env!("CARGO_PKG_VERSION"),
-        sctp_handover::RESULTS_REVISION
+        sctp_handover::RESULTS_REVISION,
+        schema::FORMAT_REVISION
     );
     format!("{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
 }

@@ -12,7 +12,7 @@ use polars::prelude::{
 };
 
 /// One column's builder. Times are epoch nanoseconds.
-enum Builder {
+enum ColumnBuilder {
     U64(PrimitiveChunkedBuilder<UInt64Type>),
     I64(PrimitiveChunkedBuilder<Int64Type>),
     F64(PrimitiveChunkedBuilder<Float64Type>),
@@ -21,27 +21,27 @@ enum Builder {
     Time(PrimitiveChunkedBuilder<Int64Type>),
 }
 
-impl Builder {
+impl ColumnBuilder {
     fn new(col: &Col) -> Self {
         let name = PlSmallStr::from_static(col.name);
         match col.ty {
-            Ty::U64 => Builder::U64(PrimitiveChunkedBuilder::new(name, 0)),
-            Ty::I64 => Builder::I64(PrimitiveChunkedBuilder::new(name, 0)),
-            Ty::F64 => Builder::F64(PrimitiveChunkedBuilder::new(name, 0)),
-            Ty::Str => Builder::Str(StringChunkedBuilder::new(name, 0)),
-            Ty::Bool => Builder::Bool(BooleanChunkedBuilder::new(name, 0)),
-            Ty::Time => Builder::Time(PrimitiveChunkedBuilder::new(name, 0)),
+            Ty::U64 => ColumnBuilder::U64(PrimitiveChunkedBuilder::new(name, 0)),
+            Ty::I64 => ColumnBuilder::I64(PrimitiveChunkedBuilder::new(name, 0)),
+            Ty::F64 => ColumnBuilder::F64(PrimitiveChunkedBuilder::new(name, 0)),
+            Ty::Str => ColumnBuilder::Str(StringChunkedBuilder::new(name, 0)),
+            Ty::Bool => ColumnBuilder::Bool(BooleanChunkedBuilder::new(name, 0)),
+            Ty::Time => ColumnBuilder::Time(PrimitiveChunkedBuilder::new(name, 0)),
         }
     }
 
     fn finish(self) -> Column {
         match self {
-            Builder::U64(b) => b.finish().into_column(),
-            Builder::I64(b) => b.finish().into_column(),
-            Builder::F64(b) => b.finish().into_column(),
-            Builder::Str(b) => b.finish().into_column(),
-            Builder::Bool(b) => b.finish().into_column(),
-            Builder::Time(b) => b
+            ColumnBuilder::U64(b) => b.finish().into_column(),
+            ColumnBuilder::I64(b) => b.finish().into_column(),
+            ColumnBuilder::F64(b) => b.finish().into_column(),
+            ColumnBuilder::Str(b) => b.finish().into_column(),
+            ColumnBuilder::Bool(b) => b.finish().into_column(),
+            ColumnBuilder::Time(b) => b
                 .finish()
                 .into_datetime(TimeUnit::Nanoseconds, Some(TimeZone::UTC))
                 .into_column(),
@@ -49,8 +49,8 @@ impl Builder {
     }
 }
 
-/// Bytes one value of the type takes in its column builder (its text
-/// aside).
+/// Bytes one value of the type takes in its column builder, about (its
+/// text aside; a bool is two bits, counted as a byte).
 fn value_bytes(ty: Ty) -> usize {
     match ty {
         Ty::U64 | Ty::I64 | Ty::F64 | Ty::Time => 8,
@@ -62,8 +62,9 @@ fn value_bytes(ty: Ty) -> usize {
 /// Rows of one table, built a row at a time.
 pub struct Rows {
     pub columns: &'static [Col],
-    builders: Vec<Builder>,
-    rows: usize,
+    builders: Vec<ColumnBuilder>,
+    /// Rows ended with [`Rows::end`].
+    complete_rows: usize,
     cursor: usize,
     /// Bytes of one row's values, and of the text of every row's strings.
     row_bytes: usize,
@@ -74,42 +75,45 @@ impl Rows {
     pub fn new(table: &Table) -> Self {
         Rows {
             columns: table.columns,
-            builders: table.columns.iter().map(Builder::new).collect(),
-            rows: 0,
+            builders: table.columns.iter().map(ColumnBuilder::new).collect(),
+            complete_rows: 0,
             cursor: 0,
             row_bytes: table.columns.iter().map(|c| value_bytes(c.ty)).sum(),
             text_bytes: 0,
         }
     }
 
-    /// Bytes the buffered rows hold (what decides when a batch is written).
+    /// Bytes the buffered rows hold, about (what decides when a batch is
+    /// written): short strings counted as if not inline, the builders'
+    /// spare capacity not counted.
     pub fn bytes(&self) -> usize {
-        self.rows * self.row_bytes + self.text_bytes
+        self.complete_rows * self.row_bytes + self.text_bytes
     }
 
     pub fn len(&self) -> usize {
-        self.rows
+        self.complete_rows
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rows == 0
+        self.complete_rows == 0
     }
 
     /// The buffered rows as polars columns, in definition order; the rows
     /// start again empty.
     pub fn take_columns(&mut self) -> Vec<Column> {
+        debug_assert_eq!(self.cursor, 0, "rows taken in the middle of a row");
         let columns = self.columns;
         let taken = std::mem::replace(
             &mut self.builders,
-            columns.iter().map(Builder::new).collect(),
+            columns.iter().map(ColumnBuilder::new).collect(),
         );
-        self.rows = 0;
+        self.complete_rows = 0;
         self.cursor = 0;
         self.text_bytes = 0;
-        taken.into_iter().map(Builder::finish).collect()
+        taken.into_iter().map(ColumnBuilder::finish).collect()
     }
 
-    fn slot(&mut self) -> &mut Builder {
+    fn slot(&mut self) -> &mut ColumnBuilder {
         let i = self.cursor;
         self.cursor += 1;
         // A builder pushing more values than the table has columns is a
@@ -128,7 +132,7 @@ impl Rows {
 
     pub fn u64(&mut self, v: impl Into<Option<u64>>) -> &mut Self {
         match self.slot() {
-            Builder::U64(c) => c.append_option(v.into()),
+            ColumnBuilder::U64(c) => c.append_option(v.into()),
             _ => self.mismatch("u64"),
         }
         self
@@ -136,7 +140,7 @@ impl Rows {
 
     pub fn f64(&mut self, v: impl Into<Option<f64>>) -> &mut Self {
         match self.slot() {
-            Builder::F64(c) => c.append_option(v.into()),
+            ColumnBuilder::F64(c) => c.append_option(v.into()),
             _ => self.mismatch("f64"),
         }
         self
@@ -145,7 +149,7 @@ impl Rows {
     pub fn str(&mut self, v: Option<impl AsRef<str>>) -> &mut Self {
         let len = v.as_ref().map_or(0, |s| s.as_ref().len());
         match self.slot() {
-            Builder::Str(c) => c.append_option(v.as_ref().map(AsRef::as_ref)),
+            ColumnBuilder::Str(c) => c.append_option(v.as_ref().map(AsRef::as_ref)),
             _ => self.mismatch("str"),
         }
         self.text_bytes += len;
@@ -158,7 +162,7 @@ impl Rows {
 
     pub fn bool(&mut self, v: impl Into<Option<bool>>) -> &mut Self {
         match self.slot() {
-            Builder::Bool(c) => c.append_option(v.into()),
+            ColumnBuilder::Bool(c) => c.append_option(v.into()),
             _ => self.mismatch("bool"),
         }
         self
@@ -167,7 +171,7 @@ impl Rows {
     /// Epoch nanoseconds.
     pub fn time(&mut self, v: Option<i64>) -> &mut Self {
         match self.slot() {
-            Builder::Time(c) => c.append_option(v),
+            ColumnBuilder::Time(c) => c.append_option(v),
             _ => self.mismatch("time"),
         }
         self
@@ -183,6 +187,6 @@ impl Rows {
             self.columns.len()
         );
         self.cursor = 0;
-        self.rows += 1;
+        self.complete_rows += 1;
     }
 }

@@ -88,6 +88,13 @@ pub const PROVENANCE: &[Col] = &[
 /// where a capture was not part of that sweep.
 pub const PARAM_PREFIX: &str = "param_";
 
+/// Raised whenever a change alters how the tables store the same rows (a
+/// column's type or encoding): it is part of the settings fingerprint, so
+/// a rerun redoes the parts of an earlier format instead of mixing them.
+/// 1: time columns carry their UTC zone (Parquet `isAdjustedToUTC`, Arrow
+/// `timestamp[ns, tz=UTC]`, RFC 3339 with `+00:00` in JSON lines).
+pub const FORMAT_REVISION: u32 = 1;
+
 pub const FILES: Table = Table {
     name: "files",
     row: "input file (captures, and files found in a directory that are not captures)",

@@ -78,7 +78,7 @@ fn constant_str(name: &str, v: Option<&str>, height: usize) -> Column {
 
 /// The data frame of a batch of rows, provenance columns first; the rows
 /// start again empty (their buffers become the frame's).
-pub fn frame(rows: &mut Rows, p: &Provenance) -> PolarsResult<DataFrame> {
+pub fn take_frame(rows: &mut Rows, p: &Provenance) -> PolarsResult<DataFrame> {
     let height = rows.len();
     let mut columns =
         Vec::with_capacity(rows.columns.len() + schema::PROVENANCE.len() + p.params.len());
@@ -266,12 +266,13 @@ impl PartWriter {
         Ok(())
     }
 
-    /// Writes `rows` (and clears them).
+    /// Writes `rows`, which are empty afterwards even when writing fails
+    /// (the caller then discards the whole part).
     pub fn write(&mut self, rows: &mut Rows, provenance: &Provenance) -> anyhow::Result<()> {
         if self.sink.is_some() && self.batches >= BATCHES_PER_FILE && !rows.is_empty() {
             self.complete_file()?;
         }
-        let df = frame(rows, provenance).context("building a table batch")?;
+        let df = take_frame(rows, provenance).context("building a table batch")?;
         if self.sink.is_none() {
             if let Some(dir) = self.temp.parent() {
                 std::fs::create_dir_all(dir)
