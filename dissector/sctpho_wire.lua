@@ -262,12 +262,13 @@ local function decode_chunk(s, i, n)
       if op then
         if #p.value < 4 then return nil, "ASCONF parameter shorter than its correlation id" end
         local nested, nerr = params(p.value, 5, #p.value)
-        if not nested or not nested[1] or not address_param(nested[1]) then
+        local address = nested and nested[1] and address_param(nested[1])
+        if not address then
           return nil, nerr or "ASCONF parameter without an address"
         end
         c.requests[#c.requests + 1] = {
-          op = op, corr = u32be(p.value, 1), address = address_param(nested[1]),
-          wildcard = is_wildcard(address_param(nested[1])),
+          op = op, corr = u32be(p.value, 1), address = address,
+          wildcard = is_wildcard(address),
         }
       end
     end
