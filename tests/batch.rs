@@ -481,6 +481,63 @@ fn shards_split_the_inputs_and_write_one_dataset() {
     assert_eq!(o.status.code(), Some(2), "bad shard is a usage error");
 }
 
+/// The codec of every column chunk of every Parquet part of a table, as
+/// pyarrow reads it from the files' metadata.
+fn parquet_codecs(dataset: &Path, table: &str) -> BTreeSet<String> {
+    let py = common::python()
+        .args([
+            "-c",
+            "import glob, sys, pyarrow.parquet as pq\n\
+             for f in sorted(glob.glob(sys.argv[1] + '/*.parquet')):\n\
+             \x20   m = pq.ParquetFile(f).metadata\n\
+             \x20   for g in range(m.num_row_groups):\n\
+             \x20       for c in range(m.num_columns):\n\
+             \x20           print(m.row_group(g).column(c).compression)",
+        ])
+        .arg(dataset.join(table))
+        .output()
+        .expect("python3");
+    assert!(py.status.success(), "{}", text(&py.stderr));
+    text(&py.stdout).lines().map(str::to_owned).collect()
+}
+
+#[test]
+fn parquet_compression_sets_the_codec_of_every_page_and_keeps_the_rows() {
+    let dir = common::tempdir("batch-codecs");
+    let mut rows = BTreeMap::new();
+    for (arg, codec) in [
+        (None, "SNAPPY"),
+        (Some("zstd"), "ZSTD"),
+        (Some("lz4"), "LZ4"),
+        (Some("none"), "UNCOMPRESSED"),
+    ] {
+        let out = dir.join(arg.unwrap_or("default"));
+        let extra: Vec<&str> = arg.map_or(vec![], |a| vec!["--parquet-compression", a]);
+        analyze_into(Path::new("sample-captures/koh-kim-1"), &out, &extra);
+        for table in ["events", "handovers", "files"] {
+            assert_eq!(
+                parquet_codecs(&out, table),
+                BTreeSet::from([codec.to_owned()]),
+                "{table} with {arg:?}"
+            );
+        }
+        let py = common::python()
+            .arg(common::repo_root().join("tests/read_tables.py"))
+            .args([out.to_str().expect("utf-8"), "events"])
+            .output()
+            .expect("python3");
+        assert!(py.status.success(), "{}", text(&py.stderr));
+        let mut lines: Vec<String> = text(&py.stdout).lines().map(str::to_owned).collect();
+        lines.sort();
+        assert!(!lines.is_empty(), "koh-kim-1 has events");
+        rows.insert(codec, lines);
+    }
+    let snappy = &rows["SNAPPY"];
+    for (codec, lines) in &rows {
+        assert_eq!(lines, snappy, "{codec}: the same event rows as snappy");
+    }
+}
+
 #[test]
 fn csv_and_json_lines_tables() {
     let dir = common::tempdir("batch-formats");

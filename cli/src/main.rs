@@ -14,7 +14,7 @@ use sctp_handover_live::filter::BpfFilter;
 use sctp_handover_tables::batch::{self, BatchConfig};
 use sctp_handover_tables::inputs::{self, InputKind};
 use sctp_handover_tables::settings::Settings;
-use sctp_handover_tables::write::TableFormat;
+use sctp_handover_tables::write::{ParquetCodec, TableFormat};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -69,18 +69,44 @@ enum Format {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-pub(crate) enum TableFormatArg {
-    /// Apache Parquet, zstd-compressed.
+enum TableFormatArg {
+    /// Apache Parquet (compressed as --parquet-compression says).
     Parquet,
     Csv,
     /// Newline-delimited JSON.
     Jsonl,
 }
 
-impl From<TableFormatArg> for TableFormat {
-    fn from(f: TableFormatArg) -> Self {
-        match f {
-            TableFormatArg::Parquet => TableFormat::Parquet,
+#[derive(Clone, Copy, ValueEnum)]
+enum ParquetCodecArg {
+    /// Fast, and read by every Parquet reader.
+    Snappy,
+    /// About a quarter smaller, and slower to write.
+    Zstd,
+    /// LZ4_RAW.
+    Lz4,
+    None,
+}
+
+/// How `--out` writes the tables (shared by `analyze` and `watch`).
+#[derive(clap::Args)]
+pub(crate) struct TableArgs {
+    #[arg(long, value_enum, default_value_t = TableFormatArg::Parquet, value_name = "FORMAT")]
+    table_format: TableFormatArg,
+    /// Compression of the Parquet tables' pages.
+    #[arg(long, value_enum, default_value_t = ParquetCodecArg::Snappy, value_name = "CODEC")]
+    parquet_compression: ParquetCodecArg,
+}
+
+impl TableArgs {
+    pub(crate) fn format(&self) -> TableFormat {
+        match self.table_format {
+            TableFormatArg::Parquet => TableFormat::Parquet(match self.parquet_compression {
+                ParquetCodecArg::Snappy => ParquetCodec::Snappy,
+                ParquetCodecArg::Zstd => ParquetCodec::Zstd,
+                ParquetCodecArg::Lz4 => ParquetCodec::Lz4,
+                ParquetCodecArg::None => ParquetCodec::Uncompressed,
+            }),
             TableFormatArg::Csv => TableFormat::Csv,
             TableFormatArg::Jsonl => TableFormat::JsonLines,
         }
@@ -98,8 +124,8 @@ struct AnalyzeArgs {
     /// complete there are not analysed again.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    #[arg(long, value_enum, default_value_t = TableFormatArg::Parquet, value_name = "FORMAT")]
-    table_format: TableFormatArg,
+    #[command(flatten)]
+    tables: TableArgs,
     /// Analyse every input again, even those already complete in --out.
     #[arg(long)]
     force: bool,
@@ -268,7 +294,7 @@ fn analyze(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
     }
     let config = BatchConfig {
         out: args.out.clone().unwrap_or_default(),
-        format: args.table_format.into(),
+        format: args.tables.format(),
         jobs: args.jobs.unwrap_or(0),
         force: args.force,
         shard: args.shard,

@@ -126,7 +126,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         max_associations: args.draw_associations.max(1),
         batch: BatchConfig {
             out: args.tables.clone().unwrap_or_else(|| assets.join("tables")),
-            format: TableFormat::Parquet,
+            format: TableFormat::PARQUET,
             jobs: args.jobs.unwrap_or(0),
             force: true,
             shard: None,

@@ -2,7 +2,7 @@
 //! (libpcap) or from a capture still being written (`--follow`), one line
 //! (or one JSON line) per event as soon as it is complete.
 
-use crate::{analysis_options, AnalysisArgs, TableFormatArg};
+use crate::{analysis_options, AnalysisArgs, TableArgs};
 use anyhow::Context;
 use clap::ValueEnum;
 use sctp_handover::analysis::{AssociationPart, AssociationReport, ReportSink, StreamAnalyzer};
@@ -75,8 +75,8 @@ pub struct WatchArgs {
     /// was watched, as one input of the dataset in DIR (docs/watch.md).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    #[arg(long, value_enum, default_value_t = TableFormatArg::Parquet, value_name = "FORMAT")]
-    table_format: TableFormatArg,
+    #[command(flatten)]
+    tables: TableArgs,
     #[command(flatten)]
     analysis: AnalysisArgs,
 }
@@ -433,7 +433,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let input = watched_input(&args);
     let config = BatchConfig {
         out: args.out.clone().unwrap_or_default(),
-        format: args.table_format.into(),
+        format: args.tables.format(),
         jobs: 1,
         force: true,
         shard: None,

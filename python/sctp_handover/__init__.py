@@ -73,6 +73,7 @@ def write_capture(
     reason: "str | None" = None,
     params: "list[tuple[str, str]] | None" = None,
     table_format: str = "parquet",
+    parquet_compression: str = "snappy",
     force: bool = False,
     **options: Any,
 ) -> Dict[str, Any]:
@@ -87,7 +88,8 @@ def write_capture(
     says `failed` and why. `source` is the path as the run found it (the
     `source` column and the part key; default `path`); `kind`, `reason` and
     `params` come from `list_inputs` so that every task of a run writes the
-    same parameter columns."""
+    same parameter columns. `parquet_compression` is snappy, zstd, lz4
+    or none, as `analyze --parquet-compression`."""
     try:
         return dict(
             _native.write_capture(
@@ -98,6 +100,7 @@ def write_capture(
                 reason=reason,
                 params=None if params is None else [tuple(p) for p in params],
                 table_format=table_format,
+                parquet_compression=parquet_compression,
                 force=force,
                 **options,
             )

@@ -40,6 +40,7 @@ def _task(item: Dict[str, Any]) -> Dict[str, Any]:
             reason=item["reason"],
             params=item["params"],
             table_format=item["table_format"],
+            parquet_compression=item.get("parquet_compression", "snappy"),
             force=item["force"],
             **item["options"],
         )
@@ -76,7 +77,14 @@ def read_manifest(path: str) -> List[str]:
     return out
 
 
-def plan(paths: List[str], out: str, table_format: str, force: bool, options: Dict[str, Any]):
+def plan(
+    paths: List[str],
+    out: str,
+    table_format: str,
+    force: bool,
+    options: Dict[str, Any],
+    parquet_compression: str = "snappy",
+):
     """The task items of a run (one per input, in listing order) and the
     problems met listing them."""
     inputs, params, problems = sctp_handover.list_inputs(paths)
@@ -96,6 +104,7 @@ def plan(paths: List[str], out: str, table_format: str, force: bool, options: Di
                 "params": [tuple(p) for p in params],
                 "out": out_abs,
                 "table_format": table_format,
+                "parquet_compression": parquet_compression,
                 "force": force,
                 "options": options,
             }
@@ -236,6 +245,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--manifest", action="append", default=[], metavar="FILE",
                    help="a file listing input paths, one a line (# comments)")
     p.add_argument("--table-format", choices=("parquet", "csv", "jsonl"), default="parquet")
+    p.add_argument("--parquet-compression", choices=("snappy", "zstd", "lz4", "none"), default="snappy",
+                   help="compression of the Parquet tables' pages (as `analyze`)")
     p.add_argument("--force", action="store_true", help="analyse inputs already complete in --out again")
     p.add_argument("-q", "--quiet", action="store_true", help="no line per input")
     a = p.add_argument_group("analysis options (as `sctp-handover analyze`)")
@@ -300,7 +311,9 @@ def main(argv: "List[str] | None" = None) -> int:
     except RuntimeError as e:
         print(f"sctp_handover.cluster: {e}", file=sys.stderr)
         return 2
-    items, problems = plan(paths, args.out, args.table_format, args.force, options)
+    items, problems = plan(
+        paths, args.out, args.table_format, args.force, options, args.parquet_compression
+    )
     for path, reason in problems:
         print(f"sctp_handover.cluster: error: {path}: {reason}", file=sys.stderr)
     total = len(items)

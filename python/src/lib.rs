@@ -22,7 +22,7 @@ use sctp_handover_tables::records::{file_row, AssociationTables, FileOutcome};
 use sctp_handover_tables::rows::Rows;
 use sctp_handover_tables::schema;
 use sctp_handover_tables::settings::{self, Settings};
-use sctp_handover_tables::write::{self, ParamType, TableFormat};
+use sctp_handover_tables::write::{self, ParamType, ParquetCodec, TableFormat};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -137,9 +137,20 @@ fn settings_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Settings, boo
     Ok((s, harness_files))
 }
 
-fn format_from(name: &str) -> PyResult<TableFormat> {
+fn format_from(name: &str, parquet_compression: &str) -> PyResult<TableFormat> {
+    let codec = match parquet_compression {
+        "snappy" => ParquetCodec::Snappy,
+        "zstd" => ParquetCodec::Zstd,
+        "lz4" => ParquetCodec::Lz4,
+        "none" => ParquetCodec::Uncompressed,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "parquet_compression {parquet_compression:?}: expected snappy, zstd, lz4 or none"
+            )))
+        }
+    };
     match name {
-        "parquet" => Ok(TableFormat::Parquet),
+        "parquet" => Ok(TableFormat::Parquet(codec)),
         "csv" => Ok(TableFormat::Csv),
         "jsonl" => Ok(TableFormat::JsonLines),
         _ => Err(PyValueError::new_err(format!(
@@ -232,7 +243,7 @@ fn analyze_capture<'py>(
     path: PathBuf,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let config = config_from(PathBuf::new(), TableFormat::Parquet, false, options)?;
+    let config = config_from(PathBuf::new(), TableFormat::PARQUET, false, options)?;
     let frames = off_gil(
         py,
         move || -> anyhow::Result<Vec<(&'static str, DataFrame)>> {
@@ -304,8 +315,8 @@ fn input_kind(kind: &str, reason: Option<String>) -> InputKind {
 }
 
 /// write_capture(path, out_root, *, source=None, kind="capture",
-/// reason=None, params=None, table_format="parquet", force=False,
-/// **options) -> dict
+/// reason=None, params=None, table_format="parquet",
+/// parquet_compression="snappy", force=False, **options) -> dict
 ///
 /// Analyses one input and writes its part files into the dataset at
 /// `out_root` (`<table>/part-<key>.<ext>`, then `_inputs/<key>.json`), the
@@ -318,7 +329,7 @@ fn input_kind(kind: &str, reason: Option<String>) -> InputKind {
 /// `list_inputs`). Returns the input's manifest row; never raises for a
 /// bad input or a failed write: the row says `failed` and why.
 #[pyfunction]
-#[pyo3(signature = (path, out_root, *, source=None, kind="capture", reason=None, params=None, table_format="parquet", force=false, **options))]
+#[pyo3(signature = (path, out_root, *, source=None, kind="capture", reason=None, params=None, table_format="parquet", parquet_compression="snappy", force=false, **options))]
 #[allow(clippy::too_many_arguments)]
 fn write_capture<'py>(
     py: Python<'py>,
@@ -329,6 +340,7 @@ fn write_capture<'py>(
     reason: Option<String>,
     params: Option<Vec<(String, String)>>,
     table_format: &str,
+    parquet_compression: &str,
     force: bool,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -354,7 +366,7 @@ fn write_capture<'py>(
         )
     };
     let prepared = (|| -> PyResult<(BatchConfig, Vec<(String, ParamType)>)> {
-        let format = format_from(table_format)?;
+        let format = format_from(table_format, parquet_compression)?;
         let config = config_from(out_root.clone(), format, force, options)?;
         let params = match params {
             Some(p) => p
@@ -442,7 +454,8 @@ fn list_inputs<'py>(
 #[pyfunction]
 #[pyo3(signature = (out_root, table_format="parquet"))]
 fn open_dataset(py: Python<'_>, out_root: PathBuf, table_format: &str) -> PyResult<()> {
-    let format = format_from(table_format)?;
+    // The codec does not name any file.
+    let format = format_from(table_format, "snappy")?;
     py.detach(|| Dataset::open(&out_root, format).map(|_| ()))
         .map_err(|e| PyRuntimeError::new_err(format!("{e:#}")))
 }
@@ -452,7 +465,7 @@ fn open_dataset(py: Python<'_>, out_root: PathBuf, table_format: &str) -> PyResu
 #[pyfunction]
 #[pyo3(signature = (**options))]
 fn check_options(options: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
-    config_from(PathBuf::new(), TableFormat::Parquet, false, options).map(|_| ())
+    config_from(PathBuf::new(), TableFormat::PARQUET, false, options).map(|_| ())
 }
 
 /// The key of a source (its part files are `part-<key>.<ext>`).

@@ -147,6 +147,24 @@ class Api(Common):
         # The command line's dataset counts as done too (same fingerprint).
         self.assertTrue(sh.write_capture(SAMPLE, self.cli_out)["reused"])
 
+    def test_write_capture_parquet_compression(self):
+        out = os.path.join(self.tmp, "zstd")
+        row = sh.write_capture(SAMPLE, out, parquet_compression="zstd")
+        self.assertEqual(row["status"], "ok")
+        path = os.path.join(out, "events", f"part-{row['key']}.parquet")
+        meta = pq.ParquetFile(path).metadata
+        self.assertEqual(meta.row_group(0).column(0).compression, "ZSTD")
+        theirs = os.path.join(self.cli_out, "events", f"part-{row['key']}.parquet")
+        self.assertEqual(pq.ParquetFile(theirs).metadata.row_group(0).column(0).compression, "SNAPPY")
+        self.assertEqual(pq.read_table(path), pq.read_table(theirs))
+        # Another codec is another setting: the parts are written again.
+        self.assertTrue(sh.write_capture(SAMPLE, out, parquet_compression="zstd")["reused"])
+        self.assertFalse(sh.write_capture(SAMPLE, out)["reused"])
+        self.assertEqual(pq.ParquetFile(path).metadata.row_group(0).column(0).compression, "SNAPPY")
+        bad = sh.write_capture(SAMPLE, out, parquet_compression="brotli")
+        self.assertEqual(bad["status"], "failed")
+        self.assertIn("expected snappy, zstd, lz4 or none", bad["error"])
+
     def test_write_capture_with_the_run_parameters(self):
         inputs, params, _ = sh.list_inputs(["sample-captures", "sample-sweeps"])
         first = next(i for i in inputs if i["source"].startswith("sample-sweeps/") and i["kind"] == "capture")

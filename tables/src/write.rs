@@ -16,17 +16,47 @@ use std::sync::{Arc, Mutex};
 /// Output format of the tables (`--table-format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableFormat {
-    /// Apache Parquet, zstd-compressed (the default).
-    Parquet,
+    /// Apache Parquet (the default), its pages compressed with the codec.
+    Parquet(ParquetCodec),
     Csv,
     /// Newline-delimited JSON, one object per row.
     JsonLines,
 }
 
+/// How Parquet pages are compressed (`--parquet-compression`).
+///
+/// Snappy is the default: every Parquet reader has it, and the batches
+/// are small (about 2 400 rows a table) to keep memory flat, so a part has
+/// many small pages; polars compresses each zstd page with a new zstd
+/// context, which made `--out` 15–20 % slower on captures of many short
+/// associations for files a quarter smaller (docs/performance.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ParquetCodec {
+    #[default]
+    Snappy,
+    Zstd,
+    Lz4,
+    Uncompressed,
+}
+
+impl ParquetCodec {
+    fn polars(self) -> ParquetCompression {
+        match self {
+            ParquetCodec::Snappy => ParquetCompression::Snappy,
+            ParquetCodec::Zstd => ParquetCompression::Zstd(None),
+            ParquetCodec::Lz4 => ParquetCompression::Lz4Raw,
+            ParquetCodec::Uncompressed => ParquetCompression::Uncompressed,
+        }
+    }
+}
+
 impl TableFormat {
+    /// Parquet with the default codec.
+    pub const PARQUET: TableFormat = TableFormat::Parquet(ParquetCodec::Snappy);
+
     pub fn extension(self) -> &'static str {
         match self {
-            TableFormat::Parquet => "parquet",
+            TableFormat::Parquet(_) => "parquet",
             TableFormat::Csv => "csv",
             TableFormat::JsonLines => "jsonl",
         }
@@ -285,9 +315,9 @@ impl PartWriter {
             let out = shared;
             let schema = df.schema();
             self.sink = Some(match self.format {
-                TableFormat::Parquet => Sink::Parquet(Box::new(
+                TableFormat::Parquet(codec) => Sink::Parquet(Box::new(
                     ParquetWriter::new(out)
-                        .with_compression(ParquetCompression::Zstd(None))
+                        .with_compression(codec.polars())
                         .batched(schema)?,
                 )),
                 TableFormat::Csv => Sink::Csv(
@@ -381,7 +411,7 @@ mod tests {
             capture_side: None,
             params: Vec::new(),
         };
-        let mut writer = PartWriter::new(path.to_owned(), TableFormat::Parquet);
+        let mut writer = PartWriter::new(path.to_owned(), TableFormat::PARQUET);
         for b in 0..batches {
             writer
                 .write(&mut events(3, 3 * b), &provenance)

@@ -36,7 +36,7 @@ fn one_worker_finishes_the_inputs_in_order() {
     let out = std::env::temp_dir().join(format!("sctpho-batch-workers-{}", std::process::id()));
     let config = BatchConfig {
         out: out.clone(),
-        format: TableFormat::Parquet,
+        format: TableFormat::PARQUET,
         jobs: 1,
         force: true,
         shard: None,
