@@ -10,6 +10,7 @@ mod model;
 mod recognition;
 mod state;
 mod switch;
+mod tsn_history;
 
 use crate::by_id::ById;
 use crate::events::{AssocId, Event, EventKind, EventSink, Observation};

@@ -3,6 +3,7 @@
 
 use super::latency::Pending;
 use super::model::{AsconfExchange, Expiry, Handover, Point};
+use super::tsn_history::{TsnHistory, TsnInfo};
 use super::HandoverEngine;
 use crate::events::{AssocId, EndpointId, Event, Observation, PathId};
 use crate::time::Timestamp;
@@ -69,12 +70,6 @@ pub(super) struct PathData {
     pub(super) in_segment: u32,
 }
 
-#[derive(Debug, Clone, Copy)]
-pub(super) struct TsnInfo {
-    pub(super) first: Mark,
-    pub(super) effective: Option<Mark>,
-}
-
 #[derive(Debug, Default)]
 pub(super) struct Direction {
     pub(super) paths: Vec<PathData>,
@@ -89,8 +84,7 @@ pub(super) struct Direction {
     pub(super) counters: Counters,
     /// Counters as they were at the last new DATA on the current path.
     pub(super) at_last_new: Counters,
-    tsn_base: u32,
-    tsns: VecDeque<Option<TsnInfo>>,
+    tsns: TsnHistory,
     /// No TSN of the history below this one is still waiting for its
     /// acknowledgement.
     first_unacked: u32,
@@ -115,8 +109,7 @@ impl Direction {
         segment_lowest_retransmitted: None,
         counters: Counters::ZERO,
         at_last_new: Counters::ZERO,
-        tsn_base: 0,
-        tsns: VecDeque::new(),
+        tsns: TsnHistory::EMPTY,
         first_unacked: 0,
         since_prune: 0,
         prune_wait: 0,
@@ -133,14 +126,8 @@ impl Direction {
         &mut self.paths[i]
     }
 
-    pub(super) fn tsn(&self, tsn: u32) -> Option<&TsnInfo> {
-        let i = tsn.wrapping_sub(self.tsn_base) as usize;
-        self.tsns.get(i).and_then(|t| t.as_ref())
-    }
-
-    pub(super) fn tsn_mut(&mut self, tsn: u32) -> Option<&mut TsnInfo> {
-        let i = tsn.wrapping_sub(self.tsn_base) as usize;
-        self.tsns.get_mut(i).and_then(|t| t.as_mut())
+    pub(super) fn tsn(&self, tsn: u32) -> Option<TsnInfo> {
+        self.tsns.get(tsn)
     }
 
     /// The lowest TSN a switch may still ask about: total handover
@@ -150,19 +137,16 @@ impl Direction {
     /// yet acknowledged) and the one before it (L); a T3 expiry, the TSN it
     /// retransmits (not yet acknowledged, or among the `TSN_RECENT`).
     fn lowest_needed(&mut self) -> u32 {
-        let end = self.tsn_base.wrapping_add(self.tsns.len() as u32);
+        let end = self.tsns.end();
         let mut cursor = self.first_unacked;
-        if tsn_before(cursor, self.tsn_base) {
-            cursor = self.tsn_base;
+        if tsn_before(cursor, self.tsns.base()) {
+            cursor = self.tsns.base();
         }
         // A TSN not in the history (never seen as new DATA) answers the
         // same whether it is forgotten or not; an acknowledged one can no
         // longer become a gap.
-        while tsn_before(cursor, end) {
-            match self.tsn(cursor) {
-                Some(info) if info.effective.is_none() => break,
-                _ => cursor = cursor.wrapping_add(1),
-            }
+        while tsn_before(cursor, end) && !self.tsns.waits_for_ack(cursor) {
+            cursor = cursor.wrapping_add(1);
         }
         self.first_unacked = cursor;
         let mut lowest = cursor;
@@ -182,9 +166,9 @@ impl Direction {
         lowest.wrapping_sub(1)
     }
 
-    pub(super) fn record_new(&mut self, tsn: u32, info: TsnInfo) {
+    pub(super) fn record_new(&mut self, tsn: u32, first: Mark) {
         if self.tsns.is_empty() {
-            self.tsn_base = tsn;
+            self.tsns.reset(tsn);
             self.first_unacked = tsn;
         } else if self.tsns.len() >= 2 * TSN_RECENT as usize && self.since_prune >= self.prune_wait
         {
@@ -195,9 +179,8 @@ impl Direction {
             // for `TSN_RECENT` more before trying again.
             let held = self.tsns.len();
             let lowest = self.lowest_needed();
-            while tsn_before(self.tsn_base, lowest) && !self.tsns.is_empty() {
+            while tsn_before(self.tsns.base(), lowest) && !self.tsns.is_empty() {
                 self.tsns.pop_front();
-                self.tsn_base = self.tsn_base.wrapping_add(1);
             }
             let freed = held - self.tsns.len();
             self.prune_wait = if freed >= TSN_RECENT as usize / 2 {
@@ -207,15 +190,13 @@ impl Direction {
             };
             self.since_prune = 0;
             if self.tsns.is_empty() {
-                self.tsn_base = tsn;
+                self.tsns.reset(tsn);
             }
         }
         self.since_prune = self.since_prune.saturating_add(1);
-        let end = self.tsn_base.wrapping_add(self.tsns.len() as u32);
-        let skip = tsn.wrapping_sub(end) as usize;
+        let skip = tsn.wrapping_sub(self.tsns.end()) as usize;
         if skip >= TSN_HISTORY {
-            self.tsns.clear();
-            self.tsn_base = tsn;
+            self.tsns.reset(tsn);
             self.first_unacked = tsn;
         } else {
             // Drop what falls out of the window before adding, so that the
@@ -224,15 +205,14 @@ impl Direction {
             let keep = TSN_HISTORY - 1 - skip;
             while self.tsns.len() > keep {
                 self.tsns.pop_front();
-                self.tsn_base = self.tsn_base.wrapping_add(1);
             }
             if skip > 0 {
                 // (Guarded: extending by nothing is a call, and every new
                 // DATA comes here.)
-                self.tsns.extend(std::iter::repeat_n(None, skip));
+                self.tsns.skip(skip);
             }
         }
-        crate::compact::push_back(&mut self.tsns, Some(info));
+        self.tsns.push(first);
     }
 }
 
@@ -412,13 +392,7 @@ impl HandoverEngine {
                         d.at_last_new = d.counters;
                     }
                     d.segment_first_tsn.get_or_insert(tsn);
-                    d.record_new(
-                        tsn,
-                        TsnInfo {
-                            first: mark,
-                            effective: None,
-                        },
-                    );
+                    d.record_new(tsn, mark);
                 } else {
                     d.counters.retransmissions += 1;
                     if already_acked {
@@ -456,12 +430,13 @@ impl HandoverEngine {
                 ..
             } => {
                 let d = &mut self.assoc(association).directions[data_sender];
-                if let Some(t) = d.tsn_mut(tsn) {
-                    t.effective = Some(Mark {
+                d.tsns.acknowledge(
+                    tsn,
+                    Mark {
                         frame: effective_frame,
                         time: effective_time,
-                    });
-                }
+                    },
+                );
                 self.resolve_pending(association, data_sender);
             }
             Observation::Sack {
