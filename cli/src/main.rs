@@ -93,7 +93,8 @@ enum ParquetCodecArg {
 pub(crate) struct TableArgs {
     #[arg(long, value_enum, default_value_t = TableFormatArg::Parquet, value_name = "FORMAT")]
     table_format: TableFormatArg,
-    /// Compression of the Parquet tables' pages.
+    /// Compression of the Parquet tables' pages (CSV and JSON lines are
+    /// written uncompressed).
     #[arg(long, value_enum, default_value_t = ParquetCodecArg::Snappy, value_name = "CODEC")]
     parquet_compression: ParquetCodecArg,
 }

@@ -5,9 +5,9 @@
 //! Most TSNs are sent once and acknowledged as sent, so a TSN takes 16
 //! bytes (its first transmission, with its state in the frame number's top
 //! bits); the effective transmission of a retransmitted TSN is kept beside,
-//! by TSN. A long association holds up to 8 192 TSNs a direction here
-//! (`state::TSN_RECENT`): 128 KiB instead of the 320 KiB of a record with
-//! both transmissions.
+//! by TSN. A direction with traffic holds 4 096 to 8 192 TSNs here
+//! (`state::TSN_RECENT`, more while acknowledgements are missing): 128 KiB
+//! at most instead of the 320 KiB of a record with both transmissions.
 
 use super::state::Mark;
 use crate::time::Timestamp;
@@ -171,6 +171,8 @@ impl TsnHistory {
 
     /// Appends the next TSN, first sent at `first`, not acknowledged.
     pub(super) fn push(&mut self, first: Mark) {
+        // Frames are counted from 1 by the capture reader and `watch`.
+        debug_assert!(first.frame <= FRAME_MASK, "frame number above 2^62");
         let slot = Slot {
             tagged_frame: (first.frame & FRAME_MASK) | (NOT_ACKED << STATE_SHIFT),
             time: first.time,
