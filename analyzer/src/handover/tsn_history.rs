@@ -132,13 +132,18 @@ impl TsnHistory {
         let Some(slot) = self.slots.get_mut(i) else {
             return;
         };
-        if slot.state() == NEVER_SEEN {
+        let state = slot.state();
+        if state == NEVER_SEEN {
             return;
         }
         let first = slot.first();
         if effective.frame == first.frame && effective.time == first.time {
             *slot = slot.with_state(ACKED_FIRST);
-            self.effective_later.remove(&tsn);
+            // (Guarded: nearly every TSN comes here, and the map is
+            // nearly always empty.)
+            if state == ACKED_LATER {
+                self.effective_later.remove(&tsn);
+            }
         } else {
             *slot = slot.with_state(ACKED_LATER);
             self.effective_later.insert(tsn, effective);
