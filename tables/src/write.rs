@@ -318,6 +318,11 @@ impl PartWriter {
                 TableFormat::Parquet(codec) => Sink::Parquet(Box::new(
                     ParquetWriter::new(out)
                         .with_compression(codec.polars())
+                        // A batch is a few thousand rows, and the batch
+                        // runs one input a core: encoding its columns on
+                        // polars' thread pool cost more than it gained
+                        // (docs/performance.md, fifth round).
+                        .set_parallel(false)
                         .batched(schema)?,
                 )),
                 TableFormat::Csv => Sink::Csv(
