@@ -481,6 +481,18 @@ fn shards_split_the_inputs_and_write_one_dataset() {
     assert_eq!(o.status.code(), Some(2), "bad shard is a usage error");
 }
 
+/// A table of a dataset read by pyarrow (tests/read_tables.py, `reader`
+/// parquet, csv or json): one JSON line a row.
+fn read_table(dataset: &Path, table: &str, reader: &str) -> Vec<String> {
+    let py = common::python()
+        .arg(common::repo_root().join("tests/read_tables.py"))
+        .args([dataset.to_str().expect("utf-8"), table, reader])
+        .output()
+        .expect("python3");
+    assert!(py.status.success(), "{}", text(&py.stderr));
+    text(&py.stdout).lines().map(str::to_owned).collect()
+}
+
 /// The codec of every column chunk of every Parquet part of a table, as
 /// pyarrow reads it from the files' metadata.
 fn parquet_codecs(dataset: &Path, table: &str) -> BTreeSet<String> {
@@ -521,13 +533,7 @@ fn parquet_compression_sets_the_codec_of_every_page_and_keeps_the_rows() {
                 "{table} with {arg:?}"
             );
         }
-        let py = common::python()
-            .arg(common::repo_root().join("tests/read_tables.py"))
-            .args([out.to_str().expect("utf-8"), "events"])
-            .output()
-            .expect("python3");
-        assert!(py.status.success(), "{}", text(&py.stderr));
-        let mut lines: Vec<String> = text(&py.stdout).lines().map(str::to_owned).collect();
+        let mut lines = read_table(&out, "events", "parquet");
         lines.sort();
         assert!(!lines.is_empty(), "koh-kim-1 has events");
         rows.insert(codec, lines);
@@ -556,14 +562,8 @@ fn csv_and_json_lines_tables() {
         assert!(parts
             .iter()
             .all(|p| p.file_name().to_string_lossy().ends_with(ext)));
-        let py = common::python()
-            .arg(common::repo_root().join("tests/read_tables.py"))
-            .args([out.to_str().expect("utf-8"), "handovers", reader])
-            .output()
-            .expect("python3");
-        assert!(py.status.success(), "{}", text(&py.stderr));
-        let rows: Vec<Value> = text(&py.stdout)
-            .lines()
+        let rows: Vec<Value> = read_table(&out, "handovers", reader)
+            .iter()
             .map(|l| serde_json::from_str(l).expect("row"))
             .collect();
         assert_eq!(rows.len(), 4, "{fmt}: two planned switches per side");

@@ -40,7 +40,7 @@ def _task(item: Dict[str, Any]) -> Dict[str, Any]:
             reason=item["reason"],
             params=item["params"],
             table_format=item["table_format"],
-            parquet_compression=item.get("parquet_compression", "snappy"),
+            parquet_compression=item["parquet_compression"],
             force=item["force"],
             **item["options"],
         )

@@ -138,17 +138,11 @@ fn settings_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Settings, boo
 }
 
 fn format_from(name: &str, parquet_compression: &str) -> PyResult<TableFormat> {
-    let codec = match parquet_compression {
-        "snappy" => ParquetCodec::Snappy,
-        "zstd" => ParquetCodec::Zstd,
-        "lz4" => ParquetCodec::Lz4,
-        "none" => ParquetCodec::Uncompressed,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "parquet_compression {parquet_compression:?}: expected snappy, zstd, lz4 or none"
-            )))
-        }
-    };
+    let codec = ParquetCodec::from_name(parquet_compression).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "parquet_compression {parquet_compression:?}: expected snappy, zstd, lz4 or none"
+        ))
+    })?;
     match name {
         "parquet" => Ok(TableFormat::Parquet(codec)),
         "csv" => Ok(TableFormat::Csv),

@@ -30,9 +30,8 @@ pub enum TableFormat {
 /// many small pages; polars compresses each zstd page with a new zstd
 /// context, which made `--out` 15–20 % slower on captures of many short
 /// associations for files a quarter smaller (docs/performance.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParquetCodec {
-    #[default]
     Snappy,
     Zstd,
     Lz4,
@@ -40,6 +39,18 @@ pub enum ParquetCodec {
 }
 
 impl ParquetCodec {
+    /// The codec of a name as the command line spells it (snappy, zstd,
+    /// lz4, none).
+    pub fn from_name(name: &str) -> Option<ParquetCodec> {
+        match name {
+            "snappy" => Some(ParquetCodec::Snappy),
+            "zstd" => Some(ParquetCodec::Zstd),
+            "lz4" => Some(ParquetCodec::Lz4),
+            "none" => Some(ParquetCodec::Uncompressed),
+            _ => None,
+        }
+    }
+
     fn polars(self) -> ParquetCompression {
         match self {
             ParquetCodec::Snappy => ParquetCompression::Snappy,
