@@ -1,7 +1,7 @@
 //! Analysis results → table rows: one function per table, each pushing its
 //! columns in the order `schema` defines them.
 
-use crate::rows::Rows;
+use crate::rows::{AddressText, Rows};
 use crate::schema;
 use sctp_handover::analysis::{
     AssociationPart, AssociationReport, FileReport, ACCOUNTING_CATEGORIES,
@@ -10,7 +10,9 @@ use sctp_handover::events::{AssocId, Event, EventKind};
 use sctp_handover::handover::{CapturePoint, Component, Handover, SwitchClass};
 use sctp_handover::time::{Nanos, Timestamp};
 use sctp_handover::track::rto::RttStats;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::net::IpAddr;
 
 /// The rows of every table but `files`, for the associations of one input.
 pub struct AssociationTables {
@@ -248,13 +250,16 @@ fn association_row(rows: &mut Rows, r: &AssociationReport, counts: Carried) {
         sctp_handover::track::assoc::Start::InitAck => "init_ack",
         sctp_handover::track::assoc::Start::MidStream => "mid_stream",
     };
-    let addresses = |i: usize| -> String {
-        let list: Vec<String> = a.endpoints[i]
-            .addresses
-            .iter()
-            .map(|x| x.address.to_string())
-            .collect();
-        list.join(";")
+    let mut text = AddressText::default();
+    let mut addresses = |i: usize| -> String {
+        let mut list = String::new();
+        for (n, x) in a.endpoints[i].addresses.iter().enumerate() {
+            if n > 0 {
+                list.push(';');
+            }
+            list.push_str(text.of(x.address));
+        }
+        list
     };
     let d = &a.directions;
     rows.u64(u64::from(a.id))
@@ -299,8 +304,8 @@ fn path_rows(rows: &mut Rows, r: &AssociationReport) {
         rows.u64(u64::from(a.id))
             .u64(u64::from(p.id))
             .u64(p.sender as u64)
-            .text(p.src.to_string())
-            .text(p.dst.to_string())
+            .address(Some(p.src))
+            .address(Some(p.dst))
             .u64(p.first_frame)
             .time(t(p.first_time))
             .u64(p.last_frame)
@@ -391,7 +396,7 @@ fn asconf_rows(rows: &mut Rows, id: AssocId, events: &[Event]) {
                     .u64(*bytes as u64)
                     .str(request.map(|q| q.op.name()))
                     .u64(request.map(|q| u64::from(q.correlation_id)))
-                    .str(request.map(|q| q.address.to_string()))
+                    .address(request.map(|q| q.address))
                     .bool(request.map(|q| q.wildcard))
                     .u64(ack_frame)
                     .time(ack_time)
@@ -426,13 +431,13 @@ struct EventRow {
     endpoint: Option<u64>,
     path: Option<u64>,
     other_path: Option<u64>,
-    address: Option<String>,
+    address: Option<IpAddr>,
     request_frame: Option<u64>,
     rtt_ms: Option<f64>,
     serial: Option<u64>,
     tsn: Option<u64>,
     count: Option<u64>,
-    detail: Option<String>,
+    detail: Option<Cow<'static, str>>,
 }
 
 fn push_event(rows: &mut Rows, assoc: u64, frame: u64, time: Timestamp, kind: &str, r: EventRow) {
@@ -443,7 +448,7 @@ fn push_event(rows: &mut Rows, assoc: u64, frame: u64, time: Timestamp, kind: &s
         .u64(r.endpoint)
         .u64(r.path)
         .u64(r.other_path)
-        .str(r.address)
+        .address(r.address)
         .u64(r.request_frame)
         .f64(r.rtt_ms)
         .u64(r.serial)
@@ -506,14 +511,14 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
             EventKind::AssociationStart { how } => (
                 "association_start",
                 EventRow {
-                    detail: Some((*how).into()),
+                    detail: Some(Cow::Borrowed(*how)),
                     ..Default::default()
                 },
             ),
             EventKind::AssociationEnd { reason } => (
                 "association_end",
                 EventRow {
-                    detail: Some((*reason).into()),
+                    detail: Some(Cow::Borrowed(*reason)),
                     ..Default::default()
                 },
             ),
@@ -525,7 +530,7 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
                 "address_learned",
                 EventRow {
                     endpoint: Some(*endpoint as u64),
-                    address: Some(address.to_string()),
+                    address: Some(*address),
                     detail: Some(
                         match how {
                             sctp_handover::events::AddressSource::Init => "init",
@@ -541,7 +546,7 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
                 "address_deleted",
                 EventRow {
                     endpoint: Some(*endpoint as u64),
-                    address: Some(address.to_string()),
+                    address: Some(*address),
                     ..Default::default()
                 },
             ),
@@ -549,7 +554,7 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
                 "path_seen",
                 EventRow {
                     path: Some(u64::from(*path)),
-                    detail: Some(format!("{src} -> {dst}")),
+                    detail: Some(format!("{src} -> {dst}").into()),
                     ..Default::default()
                 },
             ),
@@ -561,7 +566,7 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
                     "heartbeat",
                     EventRow {
                         path: Some(u64::from(*path)),
-                        detail: Some("unanswered".into()),
+                        detail: Some(Cow::Borrowed("unanswered")),
                         ..Default::default()
                     },
                 )
@@ -609,7 +614,7 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
                         path: Some(u64::from(*path)),
                         serial: Some(u64::from(*serial)),
                         count: Some(requests.len() as u64),
-                        detail: Some(format!(
+                        detail: Some(Cow::Owned(format!(
                             "{}{}",
                             ops.join(", "),
                             if *retransmission {
@@ -617,7 +622,7 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
                             } else {
                                 ""
                             }
-                        )),
+                        ))),
                         ..Default::default()
                     },
                 )
@@ -641,7 +646,7 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
                         serial: Some(u64::from(*serial)),
                         request_frame: *request_frame,
                         rtt_ms: *rtt_ms,
-                        detail: Some(res.join(", ")),
+                        detail: Some(res.join(", ").into()),
                         ..Default::default()
                     },
                 )
@@ -650,7 +655,7 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
                 "peer_primary_set",
                 EventRow {
                     endpoint: Some(*requester as u64),
-                    address: Some(address.to_string()),
+                    address: Some(*address),
                     ..Default::default()
                 },
             ),
@@ -697,8 +702,8 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
                 "icmp_error",
                 EventRow {
                     path: path.map(u64::from),
-                    address: Some(reporter.to_string()),
-                    detail: Some(format!("type {icmp_type} code {icmp_code}")),
+                    address: Some(*reporter),
+                    detail: Some(format!("type {icmp_type} code {icmp_code}").into()),
                     ..Default::default()
                 },
             ),
@@ -716,7 +721,7 @@ fn component(rows: &mut Rows, c: Option<&Component>) {
             rows.f64(c.ms)
                 .u64(c.from.and_then(|p| p.frame))
                 .u64(c.to.and_then(|p| p.frame))
-                .str(c.missing.clone());
+                .str(c.missing.as_deref());
         }
         None => {
             rows.f64(None)
@@ -733,10 +738,10 @@ fn handover_row(rows: &mut Rows, h: &Handover, association: u32, capture_point: 
         .u64(h.sender as u64)
         .u64(u64::from(h.from_path))
         .u64(u64::from(h.to_path))
-        .text(h.from_src.to_string())
-        .text(h.from_dst.to_string())
-        .text(h.to_src.to_string())
-        .text(h.to_dst.to_string())
+        .address(Some(h.from_src))
+        .address(Some(h.from_dst))
+        .address(Some(h.to_src))
+        .address(Some(h.to_dst))
         .text(class_name(h.class))
         .text(h.class_reason.as_str())
         .text(capture_point_name(capture_point))
