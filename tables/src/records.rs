@@ -511,14 +511,14 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
             EventKind::AssociationStart { how } => (
                 "association_start",
                 EventRow {
-                    detail: Some(Cow::Borrowed(*how)),
+                    detail: Some((*how).into()),
                     ..Default::default()
                 },
             ),
             EventKind::AssociationEnd { reason } => (
                 "association_end",
                 EventRow {
-                    detail: Some(Cow::Borrowed(*reason)),
+                    detail: Some((*reason).into()),
                     ..Default::default()
                 },
             ),
@@ -566,7 +566,7 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
                     "heartbeat",
                     EventRow {
                         path: Some(u64::from(*path)),
-                        detail: Some(Cow::Borrowed("unanswered")),
+                        detail: Some("unanswered".into()),
                         ..Default::default()
                     },
                 )
@@ -614,15 +614,18 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
                         path: Some(u64::from(*path)),
                         serial: Some(u64::from(*serial)),
                         count: Some(requests.len() as u64),
-                        detail: Some(Cow::Owned(format!(
-                            "{}{}",
-                            ops.join(", "),
-                            if *retransmission {
-                                " (retransmission)"
-                            } else {
-                                ""
-                            }
-                        ))),
+                        detail: Some(
+                            format!(
+                                "{}{}",
+                                ops.join(", "),
+                                if *retransmission {
+                                    " (retransmission)"
+                                } else {
+                                    ""
+                                }
+                            )
+                            .into(),
+                        ),
                         ..Default::default()
                     },
                 )

@@ -13,6 +13,7 @@ const COMPARED_CHUNK_BYTES: usize = 48;
 /// The SCTP common header (RFC 9260 §3.1): ports, verification tag and
 /// the CRC32c of the whole packet.
 const COMMON_HEADER: usize = 12;
+/// The 60 first bytes of SCTP that the definition compares (docs/metrics.md).
 const COMPARED: usize = COMMON_HEADER + COMPARED_CHUNK_BYTES;
 
 /// What a recent packet is compared on: both addresses, its length, its
@@ -81,7 +82,8 @@ impl DuplicateDetector {
                 .zip(&self.seen)
                 .any(|(&k, s)| {
                     k == key
-                        && time.since(s.time).0.abs() <= self.window.0
+                        // unsigned: times from a file can be i64::MIN apart
+                        && time.since(s.time).0.unsigned_abs() <= self.window.0.unsigned_abs()
                         && (s.interface.is_none()
                             || dg.interface_hint.is_none()
                             || s.interface != dg.interface_hint)
@@ -90,7 +92,6 @@ impl DuplicateDetector {
         if !duplicate {
             self.keys[self.next] = key;
             let slot = &mut self.seen[self.next];
-            let n = dg.bytes.len().min(COMPARED);
             slot.time = time;
             slot.interface = dg.interface_hint;
             slot.src = dg.src;
@@ -99,7 +100,7 @@ impl DuplicateDetector {
             match dg.bytes.first_chunk::<COMPARED>() {
                 // Nearly every packet: a copy of known size, inlined.
                 Some(head) => slot.head = *head,
-                None => slot.head[..n].copy_from_slice(&dg.bytes[..n]),
+                None => slot.head[..dg.bytes.len()].copy_from_slice(dg.bytes),
             }
             self.next = (self.next + 1) % HISTORY;
             self.filled = (self.filled + 1).min(HISTORY);
@@ -186,6 +187,10 @@ mod tests {
         other[99] = 1;
         assert!(!d.is_duplicate(&datagram(&long, [10, 0, 0, 1], None), t));
         assert!(d.is_duplicate(&datagram(&other, [10, 0, 0, 1], None), t));
+        // Times as far apart as a file can make them are outside any window.
+        let p = packet(9);
+        assert!(!d.is_duplicate(&datagram(&p, [10, 0, 0, 1], None), Timestamp(i64::MAX)));
+        assert!(!d.is_duplicate(&datagram(&p, [10, 0, 0, 1], None), Timestamp(i64::MIN)));
         // A shorter packet (cut below the common header) is compared too.
         let tiny = [1u8, 2, 3];
         assert!(!d.is_duplicate(&datagram(&tiny, [10, 0, 0, 1], None), t));
