@@ -90,7 +90,8 @@ impl RtoEstimator {
         };
         self.srtt = Some(Nanos(srtt));
         self.rttvar = Some(Nanos(rttvar));
-        let rto = srtt + 4 * rttvar;
+        // Saturating: an RTT sample between times a file made extreme.
+        let rto = srtt.saturating_add(rttvar.saturating_mul(4));
         // C6/C7: clamp to RTO.Min and RTO.Max.
         self.rto = Nanos(rto.clamp(self.config.min.0, self.config.max.0));
     }
@@ -110,6 +111,20 @@ pub(crate) fn ms_opt<S: serde::Serializer>(v: &Option<Nanos>, s: S) -> Result<S:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_extreme_sample_clamps_to_rto_max() {
+        let max = Nanos::from_millis(60_000);
+        let mut e = RtoEstimator::new(RtoConfig {
+            initial: Nanos::from_millis(3000),
+            min: Nanos::from_millis(200),
+            max,
+        });
+        e.update(Nanos(i64::MAX));
+        assert_eq!(e.rto, max);
+        e.update(Nanos(i64::MAX));
+        assert_eq!(e.rto, max);
+    }
 
     #[test]
     fn rfc_9260_rules() {

@@ -478,7 +478,7 @@ const NOT_A_PACKET: u32 = u32::MAX;
 
 /// Wireshark and the analyzer's reader may round odd timestamp resolutions
 /// differently.
-const TIME_SLACK_NS: i64 = 1_000;
+const TIME_SLACK_NS: u64 = 1_000;
 
 /// A frame as the C side hands it over (see `sctpho_frame` in sctpho.h).
 #[repr(C)]
@@ -616,7 +616,7 @@ impl Analysis {
                         (NOT_A_PACKET, np) => np,
                         (_, true) => false,
                         (len, false) => {
-                            len as usize == data.len() && (f.time - time.0).abs() <= TIME_SLACK_NS
+                            len as usize == data.len() && f.time.abs_diff(time.0) <= TIME_SLACK_NS
                         }
                     });
             if same {
