@@ -29,14 +29,45 @@ impl Timestamp {
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sign = if self.0 < 0 { "-" } else { "" };
-        let abs = self.0.unsigned_abs();
-        write!(
-            f,
-            "{sign}{}.{:09}",
-            abs / NANOS_PER_SEC as u64,
-            abs % NANOS_PER_SEC as u64
-        )
+        f.write_str(EpochText::default().of(*self))
+    }
+}
+
+/// A buffer for a timestamp's text, `[-]seconds.nanoseconds` with nine
+/// decimals: every JSON record has several, and the formatting machinery
+/// cost more than the rest of the record. The longest, `-9223372036.854775808`,
+/// takes 21 bytes.
+#[derive(Default)]
+pub struct EpochText {
+    bytes: [u8; 24],
+}
+
+impl EpochText {
+    pub fn of(&mut self, t: Timestamp) -> &str {
+        let abs = t.0.unsigned_abs();
+        let (mut secs, mut nanos) = (abs / NANOS_PER_SEC as u64, abs % NANOS_PER_SEC as u64);
+        // Written from the end: nine decimals, the point, the seconds.
+        let mut at = self.bytes.len();
+        for _ in 0..9 {
+            at -= 1;
+            self.bytes[at] = b'0' + (nanos % 10) as u8;
+            nanos /= 10;
+        }
+        at -= 1;
+        self.bytes[at] = b'.';
+        loop {
+            at -= 1;
+            self.bytes[at] = b'0' + (secs % 10) as u8;
+            secs /= 10;
+            if secs == 0 {
+                break;
+            }
+        }
+        if t.0 < 0 {
+            at -= 1;
+            self.bytes[at] = b'-';
+        }
+        std::str::from_utf8(&self.bytes[at..]).expect("digits, a point and a sign")
     }
 }
 
@@ -61,13 +92,43 @@ impl fmt::Display for Nanos {
 
 impl serde::Serialize for Timestamp {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.to_string())
+        s.serialize_str(EpochText::default().of(*self))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn epoch_text_is_seconds_with_nine_decimals() {
+        let reference = |t: i64| {
+            let sign = if t < 0 { "-" } else { "" };
+            let abs = t.unsigned_abs();
+            format!("{sign}{}.{:09}", abs / 1_000_000_000, abs % 1_000_000_000)
+        };
+        for t in [
+            0,
+            1,
+            -1,
+            999_999_999,
+            1_000_000_000,
+            -1_000_000_000,
+            1_700_000_000_011_279_000,
+            -1_700_000_000_011_279_000,
+            i64::MAX,
+            i64::MIN,
+        ] {
+            assert_eq!(Timestamp(t).to_string(), reference(t), "{t}");
+        }
+        assert_eq!(Timestamp(i64::MIN).to_string(), "-9223372036.854775808");
+        assert_eq!(
+            serde_json::to_string(&Timestamp(1_500_000_000))
+                .ok()
+                .as_deref(),
+            Some("\"1.500000000\"")
+        );
+    }
 
     #[test]
     fn formatting_and_arithmetic() {
