@@ -2,9 +2,10 @@
  * SCTP Handover, C tier: the same post-dissector fields as
  * dissector/sctpho.lua, computed by the Rust analyzer (linked as a static
  * library): over the capture file named on the command line, read once at
- * the first packet, or else over the frames as Wireshark first dissects
- * them. This file only registers the fields, hands each frame over and
- * adds the analyzer's per-frame items.
+ * the first packet (in tshark, from the plugin's loading on when the
+ * command line surely uses the output), or else over the frames as
+ * Wireshark first dissects them. This file only registers the fields,
+ * hands each frame over and adds the analyzer's per-frame items.
  */
 #define WS_BUILD_DLL
 #include <wireshark.h>
@@ -63,11 +64,25 @@ static sctpho_analysis *analysis;
 static gboolean attempted;
 static char *deferred_path;
 
+/* The early pre-scan: when tshark's command line names the file to read
+ * and surely uses this plugin's output, the file is analysed on a thread
+ * of its own from the plugin's loading on, while tshark registers its
+ * dissectors, reads its preferences and compiles its filters (0.1-0.2 s);
+ * the pre-scan then takes this analysis instead of reading the file at
+ * the first frame. The Rust analysis shares nothing with Wireshark. */
+static GThread *early_scan;
+static char *early_path;
+
 /* From the command line: whether this is tshark, and whether it may ask
  * for what this plugin cannot see being asked for (the protocol hierarchy,
  * `-z io,phs`, counts the protocols of a tree that references nothing; a
  * display filter macro may hide a field). */
 static gboolean is_tshark, asks_unseen;
+/* From the command line too: whatever the trees, this plugin's output is
+ * used (an argument other than a preference names `sctpho`: a filter, a
+ * field, `-O sctpho`, `-z sctpho`; or `-V`), and the pre-scan is not
+ * turned off there (`-o sctpho.prescan:FALSE`). */
+static gboolean surely_used;
 /* What else shows this plugin's output: the expert tap (`-z expert` gets
  * every expert info, tree or not), `_ws.expert` fields, `frame.protocols`
  * (this dissector's layer). */
@@ -102,6 +117,19 @@ static char *cmdline_file(void)
     for (int i = 1; i < argc; i++)
         if (strstr(args[i], "phs") || strchr(args[i], '$'))
             asks_unseen = TRUE;
+    gboolean named = FALSE, prescan_off = FALSE;
+    for (int i = 1; i < argc; i++) {
+        const char *prev = args[i - 1];
+        gboolean preference = strcmp(prev, "-o") == 0 || strncmp(args[i], "-o", 2) == 0;
+        /* (A file read or written may be named after the plugin.) */
+        gboolean file = strcmp(prev, "-r") == 0 || strcmp(prev, "-w") == 0 || strncmp(args[i], "-r", 2) == 0
+                        || strncmp(args[i], "-w", 2) == 0 || (i == argc - 1 && g_file_test(args[i], G_FILE_TEST_IS_REGULAR));
+        if (preference && strstr(args[i], "sctpho.prescan:") && !strstr(args[i], "sctpho.prescan:TRUE"))
+            prescan_off = TRUE;
+        else if (!preference && !file && (strstr(args[i], "sctpho") || strcmp(args[i], "-V") == 0))
+            named = TRUE;
+    }
+    surely_used = named && !prescan_off;
     for (int i = 0; i < argc; i++) {
         const char *file = NULL;
         if (strcmp(args[i], "-r") == 0 && i + 1 < argc)
@@ -161,8 +189,57 @@ static void feed(tvbuff_t *tvb, packet_info *pinfo)
     sctpho_feed(analysis, &f);
 }
 
+static gpointer early_scan_run(gpointer path)
+{
+    return sctpho_analyze_file(path);
+}
+
+/* Starts the early pre-scan if tshark's command line asks for it. */
+static void start_early_scan(void)
+{
+    char *path = cmdline_file();
+    if (path && is_tshark && surely_used) {
+        early_path = path;
+        early_scan = g_thread_try_new("sctpho-prescan", early_scan_run, path, NULL);
+        if (!early_scan) { /* analysed at the first frame, as without it */
+            g_free(early_path);
+            early_path = NULL;
+        }
+    } else {
+        g_free(path);
+    }
+}
+
+/* The early pre-scan's analysis (waiting for it) if it read `path`;
+ * NULL otherwise. It is taken once: a later file is read again. */
+static sctpho_analysis *take_early_scan(const char *path)
+{
+    if (!early_scan)
+        return NULL;
+    sctpho_analysis *a = g_thread_join(early_scan);
+    early_scan = NULL;
+    gboolean same = path && strcmp(early_path, path) == 0;
+    g_free(early_path);
+    early_path = NULL;
+    if (same)
+        return a;
+    sctpho_free(a);
+    return NULL;
+}
+
+/* The pre-scan of the file at `path`. */
+static sctpho_analysis *prescan(const char *path)
+{
+    sctpho_analysis *a = take_early_scan(path);
+    return a ? a : sctpho_analyze_file(path);
+}
+
 static void sctpho_cleanup(void)
 {
+    /* An early pre-scan the file dissected did not take (before a file
+     * was dissected, the first one may still take it). */
+    if (attempted)
+        sctpho_free(take_early_scan(NULL));
     sctpho_free(analysis);
     analysis = NULL;
     g_free(deferred_path);
@@ -210,7 +287,7 @@ static int dissect_sctpho(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
                 deferred_path = path;
                 path = NULL;
             } else {
-                analysis = sctpho_analyze_file(path);
+                analysis = prescan(path);
             }
         }
         g_free(path);
@@ -224,7 +301,7 @@ static int dissect_sctpho(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
         return 0;
     }
     if (deferred_path) {
-        analysis = sctpho_analyze_file(deferred_path);
+        analysis = prescan(deferred_path);
         g_free(deferred_path);
         deferred_path = NULL;
         if (!analysis)
@@ -331,6 +408,7 @@ static void proto_reg_handoff_sctpho(void)
 
 void plugin_register(void)
 {
+    start_early_scan();
     static proto_plugin plug;
     plug.register_protoinfo = proto_register_sctpho;
     plug.register_handoff = proto_reg_handoff_sctpho;
