@@ -40,6 +40,9 @@ fn is_root() -> bool {
 struct Env {
     user: Option<&'static str>,
     home: PathBuf,
+    /// The C plugin installed, with `sctpho.prescan: FALSE` in the user's
+    /// preferences file.
+    no_prescan_home: PathBuf,
     plain_home: PathBuf,
     work: PathBuf,
     lua_plugin: PathBuf,
@@ -67,9 +70,16 @@ fn env() -> &'static Env {
         let so = run(&mut Command::new(
             common::repo_root().join("dissector/c/build.sh"),
         ));
-        let dir = home.join(".local/lib/wireshark/plugins/4.0/epan");
-        std::fs::create_dir_all(&dir).expect("plugin dir");
-        std::fs::copy(so.trim(), dir.join("sctpho.so")).expect("install plugin");
+        let no_prescan_home = base.join("no-prescan");
+        for h in [&home, &no_prescan_home] {
+            let dir = h.join(".local/lib/wireshark/plugins/4.0/epan");
+            std::fs::create_dir_all(&dir).expect("plugin dir");
+            std::fs::copy(so.trim(), dir.join("sctpho.so")).expect("install plugin");
+        }
+        let prefs = no_prescan_home.join(".config/wireshark");
+        std::fs::create_dir_all(&prefs).expect("preferences dir");
+        std::fs::write(prefs.join("preferences"), "sctpho.prescan: FALSE\n")
+            .expect("preferences file");
         std::fs::create_dir_all(&plain_home).expect("plain home");
         std::fs::create_dir_all(&work).expect("work dir");
         run(Command::new("chmod").arg("755").arg(&base).arg(&work));
@@ -84,11 +94,13 @@ fn env() -> &'static Env {
             run(Command::new("chown")
                 .args(["-R", u])
                 .arg(&home)
+                .arg(&no_prescan_home)
                 .arg(&plain_home));
         }
         Env {
             user,
             home,
+            no_prescan_home,
             plain_home,
             lua_plugin: lua.join("sctpho.lua"),
             work,
@@ -109,6 +121,8 @@ enum Tier {
     /// tshark without either plugin.
     Plain,
     C,
+    /// The C plugin, its pre-scan turned off in the preferences file.
+    CNoPrescanPrefs,
     Lua,
 }
 
@@ -126,10 +140,10 @@ enum Input<'a> {
 
 fn tshark(tier: Tier, input: Input<'_>, args: &[&str]) -> Output {
     let e = env();
-    let home = if tier == Tier::C {
-        &e.home
-    } else {
-        &e.plain_home
+    let home = match tier {
+        Tier::C => &e.home,
+        Tier::CNoPrescanPrefs => &e.no_prescan_home,
+        Tier::Plain | Tier::Lua => &e.plain_home,
     };
     let mut cmd = match e.user {
         Some(u) => {
@@ -305,6 +319,29 @@ fn c_plugin_reads_a_pipe_as_a_named_file() {
     assert!(!plain.status.success());
     assert_eq!(c.status.code(), plain.status.code());
     assert_eq!(c.stderr, plain.stderr);
+}
+
+/// The pre-scan started as tshark loads the plugin (the command line names
+/// the file and `sctpho` fields) is only taken when the preferences keep
+/// the pre-scan on: turned off in the preferences file, the output is the
+/// frame-by-frame one (no unanswered-ASCONF warning without look-ahead).
+#[test]
+fn a_prescan_turned_off_in_the_preferences_file_is_not_taken() {
+    let (_, capture) = captures()
+        .iter()
+        .find(|(name, _)| name == "no-asconf-ack.pcap")
+        .expect("the capture without ASCONF-ACKs");
+    let capture = capture.as_path();
+    let off_in_prefs = fields_of(Tier::CNoPrescanPrefs, Input::Named(capture), &[]);
+    let off_on_command_line = fields_of(
+        Tier::C,
+        Input::Named(capture),
+        &["-o", "sctpho.prescan:FALSE"],
+    );
+    assert_eq!(off_in_prefs, off_on_command_line);
+    assert!(!off_in_prefs.contains(common::NO_ACK), "{off_in_prefs}");
+    let named = fields_of(Tier::C, Input::Named(capture), &[]);
+    assert!(named.contains(common::NO_ACK), "{named}");
 }
 
 /// `-T fields` output without the plugins' notes on input they could not
