@@ -71,7 +71,14 @@ static char *deferred_path;
  * the pre-scan then takes this analysis instead of reading the file at
  * the first frame. The Rust analysis shares nothing with Wireshark. */
 static GThread *early_scan;
+/* The file it reads (the thread has its own copy). */
 static char *early_path;
+/* Whichever of the thread and the plugin comes second frees an abandoned
+ * pre-scan's analysis: the plugin does not wait for one it will not take. */
+enum { EARLY_RUNNING, EARLY_DONE, EARLY_ABANDONED };
+static gint early_state;
+static sctpho_analysis *early_result;
+static void abandon_early_scan(void);
 
 /* From the command line: whether this is tshark, and whether it may ask
  * for what this plugin cannot see being asked for (the protocol hierarchy,
@@ -79,9 +86,9 @@ static char *early_path;
  * display filter macro may hide a field). */
 static gboolean is_tshark, asks_unseen;
 /* From the command line too: whatever the trees, this plugin's output is
- * used (an argument other than a preference names `sctpho`: a filter, a
- * field, `-O sctpho`, `-z sctpho`; or `-V`), and the pre-scan is not
- * turned off there (`-o sctpho.prescan:FALSE`). */
+ * used (`-V`, or a filter, field, protocol or tap naming `sctpho`: the
+ * value of -Y, -R, -e, -O, -z, -J or -j), and the pre-scan is not turned
+ * off there (`-o sctpho.prescan:FALSE`). */
 static gboolean surely_used;
 /* What else shows this plugin's output: the expert tap (`-z expert` gets
  * every expert info, tree or not), `_ws.expert` fields, `frame.protocols`
@@ -94,8 +101,8 @@ static int link_encap[32];
 static uint32_t link_pcap[32];
 static size_t link_count;
 
-/* The file tshark / wireshark was asked to read (-r FILE, or FILE); sets
- * is_tshark and asks_unseen. */
+/* The file tshark / wireshark was asked to read (-r FILE, or FILE), if a
+ * regular file; sets is_tshark, asks_unseen and surely_used. */
 static char *cmdline_file(void)
 {
     FILE *f = fopen("/proc/self/cmdline", "rb");
@@ -117,17 +124,26 @@ static char *cmdline_file(void)
     for (int i = 1; i < argc; i++)
         if (strstr(args[i], "phs") || strchr(args[i], '$'))
             asks_unseen = TRUE;
+    /* Options whose value is a filter, a field, a protocol or a tap. */
+    static const char *const uses[] = { "-Y", "-R", "-e", "-O", "-z", "-J", "-j" };
     gboolean named = FALSE, prescan_off = FALSE;
     for (int i = 1; i < argc; i++) {
-        const char *prev = args[i - 1];
-        gboolean preference = strcmp(prev, "-o") == 0 || strncmp(args[i], "-o", 2) == 0;
-        /* (A file read or written may be named after the plugin.) */
-        gboolean file = strcmp(prev, "-r") == 0 || strcmp(prev, "-w") == 0 || strncmp(args[i], "-r", 2) == 0
-                        || strncmp(args[i], "-w", 2) == 0 || (i == argc - 1 && g_file_test(args[i], G_FILE_TEST_IS_REGULAR));
-        if (preference && strstr(args[i], "sctpho.prescan:") && !strstr(args[i], "sctpho.prescan:TRUE"))
-            prescan_off = TRUE;
-        else if (!preference && !file && (strstr(args[i], "sctpho") || strcmp(args[i], "-V") == 0))
+        const char *value = NULL;
+        if (strcmp(args[i], "-V") == 0)
             named = TRUE;
+        else if (strcmp(args[i], "-o") == 0 && i + 1 < argc)
+            value = args[i + 1];
+        else if (strncmp(args[i], "-o", 2) == 0)
+            value = args[i] + 2;
+        if (value && g_str_has_prefix(value, "sctpho.prescan:")
+            && g_ascii_strcasecmp(value + strlen("sctpho.prescan:"), "TRUE") != 0)
+            prescan_off = TRUE;
+        for (size_t u = 0; u < G_N_ELEMENTS(uses); u++) {
+            if (strcmp(args[i], uses[u]) == 0 && i + 1 < argc)
+                named |= strstr(args[i + 1], "sctpho") != NULL;
+            else if (strncmp(args[i], uses[u], 2) == 0)
+                named |= strstr(args[i] + 2, "sctpho") != NULL;
+        }
     }
     surely_used = named && !prescan_off;
     for (int i = 0; i < argc; i++) {
@@ -136,10 +152,14 @@ static char *cmdline_file(void)
             file = args[i + 1];
         else if (strncmp(args[i], "-r", 2) == 0 && args[i][2] != '\0')
             file = args[i] + 2;
-        if (file) /* "-" is the standard input: a pipe, read incrementally */
-            return strcmp(file, "-") == 0 ? NULL : g_strdup(file);
+        /* "-" is the standard input, and /dev/stdin or a FIFO a pipe too:
+         * read incrementally (a second reader would take tshark's bytes). */
+        if (file)
+            return g_file_test(file, G_FILE_TEST_IS_REGULAR) ? g_strdup(file) : NULL;
     }
-    if (argc > 1 && args[argc - 1][0] != '-' && g_file_test(args[argc - 1], G_FILE_TEST_IS_REGULAR))
+    /* (Not the value of an option: `-w FILE` names the file written.) */
+    if (argc > 1 && args[argc - 1][0] != '-' && (argc < 3 || args[argc - 2][0] != '-')
+        && g_file_test(args[argc - 1], G_FILE_TEST_IS_REGULAR))
         return g_strdup(args[argc - 1]);
     return NULL;
 }
@@ -147,6 +167,10 @@ static char *cmdline_file(void)
 static void sctpho_init(void)
 {
     attempted = FALSE;
+    /* The preferences are read now: the early pre-scan, started before,
+     * is not to be taken. */
+    if (!pref_prescan)
+        abandon_early_scan();
     expert_tap = find_tap_id("expert");
     proto_ws_expert = proto_get_id_by_filter_name("_ws.expert");
     hf_frame_protocols = proto_registrar_get_id_byname("frame.protocols");
@@ -191,7 +215,14 @@ static void feed(tvbuff_t *tvb, packet_info *pinfo)
 
 static gpointer early_scan_run(gpointer path)
 {
-    return sctpho_analyze_file(path);
+    sctpho_analysis *a = sctpho_analyze_file(path);
+    g_free(path);
+    early_result = a;
+    if (!g_atomic_int_compare_and_exchange(&early_state, EARLY_RUNNING, EARLY_DONE)) {
+        early_result = NULL;
+        sctpho_free(a);
+    }
+    return NULL;
 }
 
 /* Starts the early pre-scan if tshark's command line asks for it. */
@@ -199,47 +230,67 @@ static void start_early_scan(void)
 {
     char *path = cmdline_file();
     if (path && is_tshark && surely_used) {
-        early_path = path;
-        early_scan = g_thread_try_new("sctpho-prescan", early_scan_run, path, NULL);
-        if (!early_scan) { /* analysed at the first frame, as without it */
-            g_free(early_path);
-            early_path = NULL;
-        }
-    } else {
-        g_free(path);
+        char *copy = g_strdup(path);
+        early_state = EARLY_RUNNING;
+        early_scan = g_thread_try_new("sctpho-prescan", early_scan_run, copy, NULL);
+        if (!early_scan) /* analysed at the first frame, as without it */
+            g_free(copy);
     }
+    if (early_scan)
+        early_path = path;
+    else
+        g_free(path);
 }
 
-/* The early pre-scan's analysis (waiting for it) if it read `path`;
- * NULL otherwise. It is taken once: a later file is read again. */
-static sctpho_analysis *take_early_scan(const char *path)
+/* Drops the early pre-scan without waiting for it. */
+static void abandon_early_scan(void)
 {
     if (!early_scan)
-        return NULL;
-    sctpho_analysis *a = g_thread_join(early_scan);
+        return;
+    if (g_atomic_int_compare_and_exchange(&early_state, EARLY_RUNNING, EARLY_ABANDONED)) {
+        g_thread_unref(early_scan); /* it frees its analysis when done */
+    } else {
+        g_thread_join(early_scan); /* done already */
+        sctpho_free(early_result);
+        early_result = NULL;
+    }
     early_scan = NULL;
-    gboolean same = path && strcmp(early_path, path) == 0;
     g_free(early_path);
     early_path = NULL;
-    if (same)
-        return a;
-    sctpho_free(a);
-    return NULL;
+}
+
+/* Whether the early pre-scan read `path`; if so, its analysis (waiting
+ * for it; NULL if the file could not be analysed) is in *a. It is taken
+ * once: a later file is read again. */
+static gboolean take_early_scan(const char *path, sctpho_analysis **a)
+{
+    if (!early_scan || strcmp(early_path, path) != 0) {
+        abandon_early_scan();
+        return FALSE;
+    }
+    g_thread_join(early_scan);
+    *a = early_result;
+    early_result = NULL;
+    early_scan = NULL;
+    g_free(early_path);
+    early_path = NULL;
+    return TRUE;
 }
 
 /* The pre-scan of the file at `path`. */
 static sctpho_analysis *prescan(const char *path)
 {
-    sctpho_analysis *a = take_early_scan(path);
-    return a ? a : sctpho_analyze_file(path);
+    sctpho_analysis *a = NULL;
+    return take_early_scan(path, &a) ? a : sctpho_analyze_file(path);
 }
 
 static void sctpho_cleanup(void)
 {
-    /* An early pre-scan the file dissected did not take (before a file
-     * was dissected, the first one may still take it). */
+    /* An early pre-scan the file dissected did not take. (Only after a
+     * first frame: tshark calls no cleanup before its first file, but a
+     * pre-scan is never dropped before that file could take it.) */
     if (attempted)
-        sctpho_free(take_early_scan(NULL));
+        abandon_early_scan();
     sctpho_free(analysis);
     analysis = NULL;
     g_free(deferred_path);
