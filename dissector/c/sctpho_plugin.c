@@ -101,6 +101,17 @@ static int link_encap[32];
 static uint32_t link_pcap[32];
 static size_t link_count;
 
+/* The value of option `opt` (two characters) at args[i], given apart
+ * (`-r FILE`) or attached (`-rFILE`); NULL if args[i] is not `opt`. */
+static const char *option_value(const char *const *args, int argc, int i, const char *opt)
+{
+    if (strcmp(args[i], opt) == 0)
+        return i + 1 < argc ? args[i + 1] : NULL;
+    if (strncmp(args[i], opt, 2) == 0 && args[i][2] != '\0')
+        return args[i] + 2;
+    return NULL;
+}
+
 /* The file tshark / wireshark was asked to read (-r FILE, or FILE), if a
  * regular file; sets is_tshark, asks_unseen and surely_used. */
 static char *cmdline_file(void)
@@ -128,37 +139,27 @@ static char *cmdline_file(void)
     static const char *const uses[] = { "-Y", "-R", "-e", "-O", "-z", "-J", "-j" };
     gboolean named = FALSE, prescan_off = FALSE;
     for (int i = 1; i < argc; i++) {
-        const char *value = NULL;
+        const char *preference = option_value(args, argc, i, "-o");
         if (strcmp(args[i], "-V") == 0)
             named = TRUE;
-        else if (strcmp(args[i], "-o") == 0 && i + 1 < argc)
-            value = args[i + 1];
-        else if (strncmp(args[i], "-o", 2) == 0)
-            value = args[i] + 2;
-        if (value && g_str_has_prefix(value, "sctpho.prescan:")
-            && g_ascii_strcasecmp(value + strlen("sctpho.prescan:"), "TRUE") != 0)
+        if (preference && g_str_has_prefix(preference, "sctpho.prescan:")
+            && g_ascii_strcasecmp(preference + strlen("sctpho.prescan:"), "TRUE") != 0)
             prescan_off = TRUE;
         for (size_t u = 0; u < G_N_ELEMENTS(uses); u++) {
-            if (strcmp(args[i], uses[u]) == 0 && i + 1 < argc)
-                named |= strstr(args[i + 1], "sctpho") != NULL;
-            else if (strncmp(args[i], uses[u], 2) == 0)
-                named |= strstr(args[i] + 2, "sctpho") != NULL;
+            const char *value = option_value(args, argc, i, uses[u]);
+            named |= value && strstr(value, "sctpho");
         }
     }
     surely_used = named && !prescan_off;
     for (int i = 0; i < argc; i++) {
-        const char *file = NULL;
-        if (strcmp(args[i], "-r") == 0 && i + 1 < argc)
-            file = args[i + 1];
-        else if (strncmp(args[i], "-r", 2) == 0 && args[i][2] != '\0')
-            file = args[i] + 2;
+        const char *file = option_value(args, argc, i, "-r");
         /* "-" is the standard input, and /dev/stdin or a FIFO a pipe too:
          * read incrementally (a second reader would take tshark's bytes). */
         if (file)
             return g_file_test(file, G_FILE_TEST_IS_REGULAR) ? g_strdup(file) : NULL;
     }
-    /* (Not the value of an option: `-w FILE` names the file written.) */
-    if (argc > 1 && args[argc - 1][0] != '-' && (argc < 3 || args[argc - 2][0] != '-')
+    /* (Not `-w FILE`: the file a live capture writes.) */
+    if (argc > 1 && args[argc - 1][0] != '-' && (argc < 3 || strcmp(args[argc - 2], "-w") != 0)
         && g_file_test(args[argc - 1], G_FILE_TEST_IS_REGULAR))
         return g_strdup(args[argc - 1]);
     return NULL;
@@ -242,6 +243,14 @@ static void start_early_scan(void)
         g_free(path);
 }
 
+/* No early pre-scan any more (its thread joined or left to itself). */
+static void forget_early_scan(void)
+{
+    early_scan = NULL;
+    g_free(early_path);
+    early_path = NULL;
+}
+
 /* Drops the early pre-scan without waiting for it. */
 static void abandon_early_scan(void)
 {
@@ -254,9 +263,7 @@ static void abandon_early_scan(void)
         sctpho_free(early_result);
         early_result = NULL;
     }
-    early_scan = NULL;
-    g_free(early_path);
-    early_path = NULL;
+    forget_early_scan();
 }
 
 /* Whether the early pre-scan read `path`; if so, its analysis (waiting
@@ -271,9 +278,7 @@ static gboolean take_early_scan(const char *path, sctpho_analysis **a)
     g_thread_join(early_scan);
     *a = early_result;
     early_result = NULL;
-    early_scan = NULL;
-    g_free(early_path);
-    early_path = NULL;
+    forget_early_scan();
     return TRUE;
 }
 
