@@ -311,7 +311,17 @@ awk -F'\t' -v cores="$cores" -v keys="$L $S" -v dir="$D" -v bigs="${big_keys[*]}
       b = big[i]
       s = (b ~ /^short/ ? "short-" mb : L)
       out(b " vs " s ": peak RSS ratio, text", rss["analyze -j 1, text|" b] / rss["analyze -j 1, text|" s], "<=", 1.1, "x")
-      out(b " vs " s ": peak RSS ratio, --out tables", rss["analyze -j 1, --out tables|" b] / rss["analyze -j 1, --out tables|" s], "<=", 1.1, "x")
+      if (b ~ /^long/) {
+        # The long 100 MB capture has a tenth of a batch of rows
+        # (FLUSH_BYTES) and writes them after its analysis has freed its
+        # state; from 1 GB on, batches are written while the analysis runs,
+        # beside its state: a step of one batch, for information here; the
+        # 4 and 16 GB files are held to <= 1.1x the 1 GB one below
+        # (docs/performance.md, eighth round).
+        out(b " vs " s ": peak RSS ratio, --out tables (from rows written after the analysis to batches written during it)", rss["analyze -j 1, --out tables|" b] / rss["analyze -j 1, --out tables|" s], "", "", "x")
+      } else {
+        out(b " vs " s ": peak RSS ratio, --out tables", rss["analyze -j 1, --out tables|" b] / rss["analyze -j 1, --out tables|" s], "<=", 1.1, "x")
+      }
       if (i > 2) {
         # BENCH_BIG (40 x M file, 160 x M through a pipe): beyond the 10 x M
         # file, where long associations have filled their bounded state.
