@@ -218,11 +218,11 @@ static gpointer early_scan_run(gpointer path)
 {
     sctpho_analysis *a = sctpho_analyze_file(path);
     g_free(path);
-    early_result = a;
-    if (!g_atomic_int_compare_and_exchange(&early_state, EARLY_RUNNING, EARLY_DONE)) {
-        early_result = NULL;
+    /* The plugin reads early_result only after joining this thread. */
+    if (g_atomic_int_compare_and_exchange(&early_state, EARLY_RUNNING, EARLY_DONE))
+        early_result = a;
+    else
         sctpho_free(a);
-    }
     return NULL;
 }
 
