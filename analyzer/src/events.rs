@@ -203,7 +203,13 @@ pub enum EventKind {
         path: PathId,
         sender: EndpointId,
         serial: u32,
+        /// The sender had sent this serial before (RFC 5061 §5.1: an
+        /// ASCONF sent again keeps its serial), answered or not.
         retransmission: bool,
+        /// Which transmission of the serial this is (1 for the first).
+        transmission: u32,
+        /// The frame of the serial's first transmission, when captured.
+        first_frame: Option<u64>,
         /// Chunk length on the wire (for the DAR byte overhead).
         bytes: usize,
         requests: Vec<AsconfRequestEvent>,
@@ -212,8 +218,13 @@ pub enum EventKind {
         path: PathId,
         serial: u32,
         bytes: usize,
+        /// The last transmission of the serial before this answer (its
+        /// round trip is measured from it: Karn's rule).
         request_frame: Option<u64>,
         rtt_ms: Option<f64>,
+        /// The serial had been answered before: this answers a copy sent
+        /// again; its results took effect with the first answer.
+        repeated: bool,
         results: Vec<AsconfResultEvent>,
     },
     /// A SET-PRIMARY from `requester` was acknowledged: the peer now sends

@@ -23,4 +23,7 @@ pub mod wire;
 /// finished parts only when they were written by the same revision, so a
 /// dataset is never a mix of old and new results. 2: receiver-side
 /// failover, `class_reason`, handovers list their own segment's ASCONFs.
-pub const RESULTS_REVISION: u32 = 2;
+/// 3: ASCONFs sent again are retransmissions whether or not answered (one
+/// exchange per serial), the handover window runs to the cumulative ack,
+/// failover before an ADD-IP-only "planned", `return` to a failed path.
+pub const RESULTS_REVISION: u32 = 3;

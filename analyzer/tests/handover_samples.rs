@@ -4,7 +4,8 @@
 mod common;
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
-use sctp_handover::handover::{anchors, SwitchClass};
+use sctp_handover::events::EventKind;
+use sctp_handover::handover::{anchors, SwitchClass, WindowEnd};
 use sctp_handover::time::{Nanos, Timestamp};
 
 fn analyse(name: &str, side: &str, rto_ms: Option<i64>) -> FileAnalysis {
@@ -93,7 +94,12 @@ fn honda_dad_network_layer_and_addip_sent_time() {
         .iter()
         .find(|h| h.sender == 1)
         .expect("CN -> MN switch");
-    assert_eq!(h.class, SwitchClass::Planned);
+    // The MN sent ADD-IP but never SET-PRIMARY (it is not in the
+    // capture, nor in the CN's kernel log): the CN's DATA moves to the new
+    // address only after its old path timed out, which is a failover
+    // (docs/metrics.md, "Data path switch").
+    assert_eq!(h.class, SwitchClass::Failover, "{}", h.class_reason);
+    assert!(h.class_reason.contains("T3 expir"), "{}", h.class_reason);
     // Network-layer disconnection: old address removed -> DAD done.
     assert_eq!(h.network_disconnection.nanos, Some(usable.since(removed)));
     assert!(
@@ -204,4 +210,107 @@ fn receiver_side_failover_from_the_old_paths_silence() {
     // With the sender's capture the expiries decide, and say so.
     let a = analyse("bokor-failover", "cn", Some(200));
     assert!(a.handovers[0].class_reason.starts_with("3 T3 expiries"));
+}
+
+#[test]
+fn honda_nodad_asconf_sent_again_is_one_exchange_timed_from_its_first() {
+    // The MN sends its ADD-IP from the removed address and the CN's answer
+    // never reaches it: the kernel resends the same serial (RFC 5061 §5.1,
+    // T-4). tshark: ASCONF chunks in frames 55, 70, 89, 257, 282 and 307.
+    let a = analyse("honda-nodad", "mn", None);
+    let asconfs: Vec<(u64, bool, u32, Option<u64>)> = a
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Asconf {
+                retransmission,
+                transmission,
+                first_frame,
+                ..
+            } => Some((e.frame, *retransmission, *transmission, *first_frame)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        asconfs,
+        vec![
+            (55, false, 1, Some(55)),
+            (70, true, 2, Some(55)),
+            (89, true, 3, Some(55)),
+            (257, true, 4, Some(55)),
+            (282, true, 5, Some(55)),
+            (307, true, 6, Some(55)),
+        ]
+    );
+    // Every answer after the first (frame 58) answers a copy: repeated.
+    let repeated: Vec<(u64, Option<u64>, bool)> = a
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::AsconfAck {
+                request_frame,
+                repeated,
+                ..
+            } => Some((e.frame, *request_frame, *repeated)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(repeated[0], (58, Some(55), false));
+    assert!(repeated[1..].iter().all(|r| r.2), "{repeated:?}");
+    // The switch (frame 94) comes after three transmissions; ADDIP sent is
+    // timed from the first, the addr_up event's address.
+    let h = &a.handovers[0];
+    assert_eq!(h.switch_frame, 94);
+    assert_eq!(h.addip_transmissions, Some(3));
+    assert_eq!(h.addip_sent.to.expect("ASCONF").frame, Some(55));
+    let x = &h.asconf[0];
+    assert_eq!(
+        (x.frame, x.transmissions, x.last_frame, x.ack_frame),
+        (55, 3, 89, Some(90))
+    );
+}
+
+#[test]
+fn koh_kim_2_window_holds_the_retransmissions_after_the_switch() {
+    // CN side: new DATA moves to 198.51.100.102 at frame 71 (TSN 23 in
+    // tshark's relative numbering); TSNs 21 and 22, first sent on the old
+    // path, are retransmitted to .102 at frames 80 and 82 (tshark's TSN
+    // analysis marks both); the SACK of frame 87 is the first whose
+    // cumulative TSN ack covers TSN 22.
+    let a = analyse("koh-kim-2", "cn", None);
+    let h = a
+        .handovers
+        .iter()
+        .find(|h| h.sender == 1)
+        .expect("CN -> MN switch");
+    assert_eq!(h.switch_frame, 71);
+    assert_eq!(h.window.until_tsn, h.switch_tsn.wrapping_sub(1));
+    assert_eq!(h.window.retransmissions, 2);
+    assert_eq!(h.window.lost_in_switch, 2);
+    assert_eq!(h.window.end_reason, WindowEnd::CumulativeAck);
+    assert_eq!(h.window.end.and_then(|p| p.frame), Some(87));
+    // Every sample's handovers say where their window ended.
+    for name in [
+        "koh-kim-1",
+        "koh-kim-1-ipv6",
+        "koh-kim-2",
+        "honda-dad",
+        "honda-nodad",
+        "bokor-failover",
+        "bokor-return",
+        "eklund-sack-delay",
+    ] {
+        for side in ["mn", "cn"] {
+            for h in analyse(name, side, None).handovers {
+                assert_eq!(
+                    h.window.end_reason,
+                    WindowEnd::CumulativeAck,
+                    "{name} {side} switch at frame {}",
+                    h.switch_frame
+                );
+                let end = h.window.end.and_then(|p| p.frame).expect("end frame");
+                assert!(end > h.switch_frame, "{name} {side}: {end}");
+            }
+        }
+    }
 }

@@ -356,6 +356,8 @@ fn asconf_rows(rows: &mut Rows, id: AssocId, events: &[Event]) {
             sender,
             serial,
             retransmission,
+            transmission,
+            first_frame,
             bytes,
             requests,
         } = &e.kind
@@ -363,24 +365,27 @@ fn asconf_rows(rows: &mut Rows, id: AssocId, events: &[Event]) {
             continue;
         };
         let ack = acks.get(&e.frame).copied();
-        let (ack_frame, ack_time, rtt_ms, ack_bytes, results) = match ack.map(|a| (a, &a.kind)) {
-            Some((
-                a,
-                EventKind::AsconfAck {
-                    rtt_ms,
-                    bytes,
-                    results,
-                    ..
-                },
-            )) => (
-                Some(a.frame),
-                Some(a.time.0),
-                *rtt_ms,
-                Some(*bytes as u64),
-                Some(results),
-            ),
-            _ => (None, None, None, None, None),
-        };
+        let (ack_frame, ack_time, rtt_ms, ack_bytes, repeated, results) =
+            match ack.map(|a| (a, &a.kind)) {
+                Some((
+                    a,
+                    EventKind::AsconfAck {
+                        rtt_ms,
+                        bytes,
+                        repeated,
+                        results,
+                        ..
+                    },
+                )) => (
+                    Some(a.frame),
+                    Some(a.time.0),
+                    *rtt_ms,
+                    Some(*bytes as u64),
+                    Some(*repeated),
+                    Some(results),
+                ),
+                _ => (None, None, None, None, None, None),
+            };
         let push =
             |rows: &mut Rows, request: Option<&sctp_handover::events::AsconfRequestEvent>| {
                 let result = request.and_then(|q| {
@@ -393,6 +398,8 @@ fn asconf_rows(rows: &mut Rows, id: AssocId, events: &[Event]) {
                     .u64(u64::from(*path))
                     .u64(u64::from(*serial))
                     .bool(*retransmission)
+                    .u64(u64::from(*transmission))
+                    .u64(*first_frame)
                     .u64(*bytes as u64)
                     .str(request.map(|q| q.op.name()))
                     .u64(request.map(|q| u64::from(q.correlation_id)))
@@ -402,6 +409,7 @@ fn asconf_rows(rows: &mut Rows, id: AssocId, events: &[Event]) {
                     .time(ack_time)
                     .f64(rtt_ms)
                     .u64(ack_bytes)
+                    .bool(repeated)
                     .str(result.map(|x| outcome_name(x.outcome)))
                     .str(result.and_then(|x| x.error_cause));
                 rows.end();
@@ -754,6 +762,11 @@ fn handover_row(rows: &mut Rows, h: &Handover, association: u32, capture_point: 
         .u64(u64::from(h.sequence_gap_tsn))
         .u64(h.asconf.len() as u64)
         .u64(h.dar_overhead_bytes as u64)
+        .u64(h.addip_transmissions.map(u64::from))
+        .u64(h.setprim_transmissions.map(u64::from))
+        .u64(u64::from(h.window.until_tsn))
+        .u64(h.window.end.and_then(|p| p.frame))
+        .text(h.window.end_reason.as_str())
         .u64(h.window.retransmissions)
         .u64(h.window.retransmitted_after_ack)
         .u64(h.window.dup_tsns_reported)

@@ -11,6 +11,7 @@ mod recognition;
 mod state;
 mod switch;
 mod tsn_history;
+mod window;
 
 use crate::by_id::ById;
 use crate::events::{AssocId, Event, EventKind, EventSink, Observation};
@@ -23,7 +24,7 @@ use state::{Association, HeartbeatRecord, Mark};
 
 pub use model::{
     AsconfExchange, Component, Expiry, Failover, Handover, HandoverWindow, Point, Recognition,
-    SwitchClass,
+    SwitchClass, WindowEnd,
 };
 pub use switch::RECEIVER_FAILOVER;
 
@@ -160,7 +161,11 @@ impl HandoverEngine {
         // and a scan per slot would make each part quadratic.
         let mut waiting: Vec<usize> = [0, 1]
             .into_iter()
-            .flat_map(|sender| a.directions[sender].pending.iter().map(|p| p.index))
+            .flat_map(|sender| {
+                let d = &a.directions[sender];
+                let windows = d.windows.iter().map(|w| w.index);
+                d.pending.iter().map(|p| p.index).chain(windows)
+            })
             .collect();
         waiting.sort_unstable();
         let mut handovers = Vec::new();
@@ -191,7 +196,8 @@ impl HandoverEngine {
     /// latency started with, as at the end of a file.
     pub fn retire(&mut self, id: AssocId) -> (Vec<Event>, Vec<Handover>) {
         match self.associations.remove(id) {
-            Some(a) => {
+            Some(mut a) => {
+                window::close_all(&mut a);
                 let handovers = a.handovers.into_iter().flatten().map(|h| *h).collect();
                 (a.events, handovers)
             }
@@ -233,6 +239,8 @@ impl HandoverEngine {
                 sender,
                 requests,
                 bytes,
+                retransmission,
+                transmission,
                 ..
             } => {
                 let a = self.assoc(id);
@@ -243,18 +251,36 @@ impl HandoverEngine {
                 {
                     a.mobile = Some(*sender);
                 }
-                a.asconfs.push(AsconfExchange {
-                    serial: *serial,
-                    sender: *sender,
-                    ops: requests.iter().map(|r| (r.op, r.address)).collect(),
-                    frame: e.frame,
-                    time: e.time,
-                    ack_frame: None,
-                    ack_time: None,
-                    rtt_ms: None,
-                    bytes: *bytes,
-                    ack_bytes: 0,
-                });
+                // A copy sent again joins its serial's exchange (the
+                // latest of that sender and serial still held).
+                let earlier = a
+                    .asconfs
+                    .iter_mut()
+                    .rev()
+                    .find(|x| x.serial == *serial && x.sender == *sender)
+                    .filter(|_| *retransmission);
+                if let Some(x) = earlier {
+                    x.transmissions = *transmission;
+                    x.last_frame = e.frame;
+                    x.last_time = e.time;
+                    x.bytes += *bytes;
+                } else {
+                    a.asconfs.push(AsconfExchange {
+                        serial: *serial,
+                        sender: *sender,
+                        ops: requests.iter().map(|r| (r.op, r.address)).collect(),
+                        frame: e.frame,
+                        time: e.time,
+                        transmissions: *transmission,
+                        last_frame: e.frame,
+                        last_time: e.time,
+                        ack_frame: None,
+                        ack_time: None,
+                        rtt_ms: None,
+                        bytes: *bytes,
+                        ack_bytes: 0,
+                    });
+                }
             }
             EventKind::AsconfAck {
                 serial,
@@ -268,12 +294,12 @@ impl HandoverEngine {
                     .asconfs
                     .iter_mut()
                     .rev()
-                    .find(|x| x.serial == *serial && x.frame == *req)
+                    .find(|x| x.serial == *serial && x.last_frame == *req)
                 {
                     x.ack_frame = Some(e.frame);
                     x.ack_time = Some(e.time);
                     x.rtt_ms = *rtt_ms;
-                    x.ack_bytes = *bytes;
+                    x.ack_bytes += *bytes;
                 }
             }
             EventKind::Heartbeat { path, .. } => {
@@ -301,6 +327,12 @@ impl HandoverEngine {
                         frame: e.frame,
                         time: e.time,
                     });
+                }
+            }
+            EventKind::PathInactive { path, .. } => {
+                let a = self.assoc(id);
+                if !a.inactive_paths.contains(path) {
+                    a.inactive_paths.push(*path);
                 }
             }
             EventKind::DataPathChange {

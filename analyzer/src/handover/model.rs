@@ -87,22 +87,68 @@ pub enum SwitchClass {
     Other,
 }
 
+/// One ASCONF request (one serial of one sender) with every transmission
+/// of it and its answer (docs/metrics.md, "ASCONF exchanges").
 #[derive(Debug, Clone, Serialize)]
 pub struct AsconfExchange {
     pub serial: u32,
     pub sender: EndpointId,
     pub ops: Vec<(AsconfOp, IpAddr)>,
+    /// The first transmission.
     pub frame: u64,
     pub time: Timestamp,
+    /// Transmissions of the serial (1 when it was never sent again).
+    pub transmissions: u32,
+    /// The last transmission so far.
+    pub last_frame: u64,
+    pub last_time: Timestamp,
+    /// The latest ASCONF-ACK for the serial: the one after its last
+    /// transmission, when captured.
     pub ack_frame: Option<u64>,
     pub ack_time: Option<Timestamp>,
+    /// From the last transmission before the ASCONF-ACK (Karn's rule).
     pub rtt_ms: Option<f64>,
+    /// Chunk bytes of every transmission and of every ASCONF-ACK.
     pub bytes: usize,
     pub ack_bytes: usize,
 }
 
+/// What ended a handover's window (docs/metrics.md, "Handover window").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowEnd {
+    /// A SACK's cumulative TSN ack reached the highest TSN sent before the
+    /// switch: everything in flight at the switch had arrived.
+    CumulativeAck,
+    /// The direction switched paths again first.
+    NextSwitch,
+    /// The capture (or the association) ended first.
+    #[default]
+    CaptureEnd,
+}
+
+impl WindowEnd {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WindowEnd::CumulativeAck => "cumulative_ack",
+            WindowEnd::NextSwitch => "next_switch",
+            WindowEnd::CaptureEnd => "capture_end",
+        }
+    }
+}
+
+/// The handover window: from the last new DATA on the old path until the
+/// receiver's cumulative TSN ack passes the highest TSN sent before the
+/// switch (what was in flight when the path changed, retransmissions
+/// after the switch included).
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct HandoverWindow {
+    /// The highest TSN sent before the switch (the switch TSN − 1).
+    pub until_tsn: u32,
+    /// The frame that ended the window (the SACK, or the next switch's
+    /// DATA); null when the capture ended first.
+    pub end: Option<Point>,
+    pub end_reason: WindowEnd,
     pub retransmissions: u64,
     pub retransmitted_after_ack: u64,
     pub dup_tsns_reported: u64,
@@ -190,7 +236,13 @@ pub struct Handover {
     pub total_handover_latency: Component,
     pub network_disconnection: Component,
     pub transport_latency: Component,
+    /// Transmissions of the ADD-IP request `addip_sent` is timed from
+    /// (from its first); null without one.
+    pub addip_transmissions: Option<u32>,
     pub addip_sent: Component,
+    /// Transmissions of the SET-PRIMARY request `setprim_sent` is timed
+    /// from (from its first); null without one.
+    pub setprim_transmissions: Option<u32>,
     pub setprim_sent: Component,
     pub sender_recovery: Component,
     pub path_confirmation: Component,

@@ -75,6 +75,8 @@ pub(super) struct Direction {
     pub(super) paths: Vec<PathData>,
     pub(super) current: Option<PathId>,
     pub(super) abandoned: Vec<PathId>,
+    /// Paths this direction left by a failover.
+    pub(super) failed: Vec<PathId>,
     pub(super) segment_first_tsn: Option<u32>,
     /// Frame where the current segment began: the direction's first new
     /// DATA, then each switch. A handover's ASCONF exchanges are those of
@@ -96,6 +98,8 @@ pub(super) struct Direction {
     /// of the TSN that timed out.
     pub(super) expiries: VecDeque<(PathId, Expiry, Option<Mark>)>,
     pub(super) pending: Vec<Pending>,
+    /// Switches whose handover window is still open.
+    pub(super) windows: Vec<super::window::OpenWindow>,
 }
 
 impl Direction {
@@ -104,6 +108,7 @@ impl Direction {
         paths: Vec::new(),
         current: None,
         abandoned: Vec::new(),
+        failed: Vec::new(),
         segment_first_tsn: None,
         segment_start_frame: 0,
         segment_lowest_retransmitted: None,
@@ -115,6 +120,7 @@ impl Direction {
         prune_wait: 0,
         expiries: VecDeque::new(),
         pending: Vec::new(),
+        windows: Vec::new(),
     };
 
     pub(super) fn path(&mut self, p: PathId) -> &mut PathData {
@@ -326,6 +332,8 @@ pub(super) struct Association {
     pub(super) heartbeats: Vec<HeartbeatRecord>,
     /// Every (endpoint, source address) its packets came from.
     pub(super) sources: Sources,
+    /// Paths the tracker inferred inactive at some time (RFC 9260 §8.2).
+    pub(super) inactive_paths: Vec<PathId>,
     /// The endpoint whose address set changes by ASCONF.
     pub(super) mobile: Option<EndpointId>,
     /// This association's events, in emission (frame) order.
@@ -440,14 +448,22 @@ impl HandoverEngine {
                 self.resolve_pending(association, data_sender);
             }
             Observation::Sack {
+                frame,
+                time,
                 association,
                 data_sender,
+                cumulative_tsn,
                 dup_tsns,
-                ..
             } => {
-                self.assoc(association).directions[data_sender]
-                    .counters
-                    .dup_tsns += u64::from(dup_tsns);
+                let Association {
+                    directions,
+                    handovers,
+                    handed_on,
+                    ..
+                } = self.assoc(association);
+                let d = &mut directions[data_sender];
+                d.counters.dup_tsns += u64::from(dup_tsns);
+                d.cumulative_ack(handovers, *handed_on, cumulative_tsn, Mark { frame, time });
             }
         }
     }

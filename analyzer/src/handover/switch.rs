@@ -48,14 +48,9 @@ impl HandoverEngine {
         let d = &mut a.directions[sender];
         let old_data = d.path(old).clone();
         let new_data = d.path(to).clone();
-        let window = HandoverWindow {
-            retransmissions: d.counters.retransmissions - d.at_last_new.retransmissions,
-            retransmitted_after_ack: d.counters.after_ack - d.at_last_new.after_ack,
-            dup_tsns_reported: d.counters.dup_tsns - d.at_last_new.dup_tsns,
-            lost_in_switch: d.counters.lost - d.at_last_new.lost,
-        };
         let (expiries, first_unanswered) = d.charged_expiries(old, &old_data);
         let returning = d.abandoned.contains(&to);
+        let failed = d.failed.clone();
         let segment_first_tsn = d.segment_first_tsn.unwrap_or(tsn);
         let since = d.segment_start_frame;
         let segment_lowest = d.segment_lowest_retransmitted;
@@ -93,12 +88,20 @@ impl HandoverEngine {
         // ends (an association that moves back and forth would otherwise
         // list its whole past with every handover).
         let of_segment = |x: &&AsconfExchange| x.frame >= since;
+        // The request that took effect: the latest acknowledged one for
+        // the address, else the latest sent (its components are timed
+        // from its first transmission).
         let asconf_for = |op: AsconfOp, address: Option<IpAddr>| {
-            a.asconfs
+            let mut candidates = a
+                .asconfs
                 .iter()
                 .filter(of_segment)
                 .filter(|x| x.time <= switch.time || x.frame <= switch.frame)
-                .rfind(|x| x.ops.iter().any(|(o, ad)| *o == op && Some(*ad) == address))
+                .filter(|x| x.ops.iter().any(|(o, ad)| *o == op && Some(*ad) == address));
+            let latest = candidates.clone().next_back();
+            candidates
+                .rfind(|x| x.ack_frame.is_some_and(|f| f < switch.frame))
+                .or(latest)
                 .cloned()
         };
         let addip = asconf_for(AsconfOp::AddIp, new_addr);
@@ -111,7 +114,31 @@ impl HandoverEngine {
                             && (*ad == new_src || *ad == new_dst)
                     })
             });
-        let (class, class_reason) = if planned {
+        // A path that failed earlier (left by a failover, or inferred
+        // inactive) and now carries new DATA again has recovered: that
+        // is a return, whatever ASCONFs came before (an earlier
+        // SET-PRIMARY for it does not make the return planned).
+        let failed_earlier = failed.contains(&to) || a.inactive_paths.contains(&to);
+        // What makes a switch planned even when the old path also timed
+        // out: a SET-PRIMARY for the new address (the peer moves because
+        // it was asked), or the mobile sender moving its own source after
+        // ADD-IP. An ADD-IP alone does not move the peer's DATA: when the
+        // old path then times out, the switch is a failover.
+        let asked_to_move =
+            setprim.is_some() || (moved && mobile == Some(sender) && addip.is_some());
+        let (class, class_reason) = if let Some(first) = expiries.first().filter(|_| !asked_to_move)
+        {
+            let why = format!(
+                "{} T3 expir{} on the old path from frame {}",
+                expiries.len(),
+                if expiries.len() == 1 { "y" } else { "ies" },
+                first.frame
+            );
+            (SwitchClass::Failover, why)
+        } else if failed_earlier {
+            let why = "back to a path that failed earlier in the association".to_owned();
+            (SwitchClass::Return, why)
+        } else if planned {
             let why = match (&addip, &setprim) {
                 (_, Some(x)) | (Some(x), None) => {
                     format!(
@@ -123,14 +150,6 @@ impl HandoverEngine {
                     .to_owned(),
             };
             (SwitchClass::Planned, why)
-        } else if let Some(first) = expiries.first() {
-            let why = format!(
-                "{} T3 expir{} on the old path from frame {}",
-                expiries.len(),
-                if expiries.len() == 1 { "y" } else { "ies" },
-                first.frame
-            );
-            (SwitchClass::Failover, why)
         } else if let Some(s) = fell_silent(&old_data, &new_data) {
             let why = format!(
                 "{RECEIVER_FAILOVER}: the old path fell silent for {:.3} ms, {:.1}x its mean DATA interval ({:.3} ms over {} DATA); the sender's timeouts are not in this capture",
@@ -148,7 +167,7 @@ impl HandoverEngine {
             (SwitchClass::Other, why)
         };
 
-        let mut asconf: Vec<AsconfExchange> = a
+        let asconf: Vec<AsconfExchange> = a
             .asconfs
             .iter()
             .filter(of_segment)
@@ -160,7 +179,6 @@ impl HandoverEngine {
             })
             .cloned()
             .collect();
-        asconf.dedup_by_key(|x| (x.serial, x.sender));
         let dar_overhead_bytes = asconf.iter().map(|x| x.bytes + x.ack_bytes).sum();
 
         let path_confirmation = latency::path_confirmation(&a.heartbeats, to, switch);
@@ -222,13 +240,16 @@ impl HandoverEngine {
             transport_latency: Component::missing(
                 "needs the total handover latency and the network-layer disconnection",
             ),
+            addip_transmissions: addip.as_ref().map(|x| x.transmissions),
             addip_sent,
+            setprim_transmissions: setprim.as_ref().map(|x| x.transmissions),
             setprim_sent,
             sender_recovery,
             path_confirmation,
             asconf,
             dar_overhead_bytes,
-            window,
+            // Filled by `open_window` below.
+            window: HandoverWindow::default(),
             failover,
             recognition,
         };
@@ -237,6 +258,7 @@ impl HandoverEngine {
         let index = a.handed_on + a.handovers.len();
         a.handovers.push(Some(Box::new(handover)));
         let d = &mut a.directions[sender];
+        d.open_window(&mut a.handovers, a.handed_on, index, switch, tsn);
         d.pending.push(Pending {
             index,
             switch_tsn: tsn,
@@ -246,6 +268,9 @@ impl HandoverEngine {
         // A new segment starts on the new path.
         if !d.abandoned.contains(&old) {
             d.abandoned.push(old);
+        }
+        if class == SwitchClass::Failover && !d.failed.contains(&old) {
+            d.failed.push(old);
         }
         d.current = Some(to);
         d.segment_first_tsn = Some(tsn);
@@ -263,7 +288,9 @@ impl HandoverEngine {
         // Exchanges older than every direction's segment are in no future
         // handover: the list stays as short as the association's present.
         if let Some(begin) = a.directions.segments_begin() {
-            a.asconfs.retain(|x| x.frame >= begin);
+            // (By the last transmission: a request still being sent
+            // again keeps its exchange.)
+            a.asconfs.retain(|x| x.last_frame >= begin);
             prune_heartbeats(&mut a.heartbeats, begin);
         }
         self.resolve_pending(id, sender);

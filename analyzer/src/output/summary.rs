@@ -507,7 +507,7 @@ fn cell(c: &crate::handover::Component) -> String {
 
 fn handover_row(h: &Handover) -> String {
     format!(
-        "  {:>5} {:>3} {:>9} {:<8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>4}",
+        "  {:>5} {:>3} {:>9} {:<8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>4} {:>4} {:>12}",
         h.association,
         format!("{}>{}", h.sender, 1 - h.sender),
         format!("{}->{}", h.from_path, h.to_path),
@@ -517,12 +517,33 @@ fn handover_row(h: &Handover) -> String {
         cell(&h.total_handover_latency),
         cell(&h.network_disconnection),
         cell(&h.transport_latency),
-        cell(&h.addip_sent),
-        cell(&h.setprim_sent),
+        sent_cell(&h.addip_sent, h.addip_transmissions),
+        sent_cell(&h.setprim_sent, h.setprim_transmissions),
         cell(&h.sender_recovery),
         h.failover.as_ref().map_or_else(|| "-".into(), |x| cell(&x.failover_time)),
-        h.window.retransmissions
+        h.window.retransmissions,
+        h.window.lost_in_switch,
+        window_end_cell(&h.window)
     )
+}
+
+/// A sent time, with the request's transmissions when it was sent more
+/// than once (the time is from the first).
+fn sent_cell(c: &crate::handover::Component, transmissions: Option<u32>) -> String {
+    match transmissions {
+        Some(n) if n > 1 && c.ms.is_some() => format!("{}x{n}", cell(c)),
+        _ => cell(c),
+    }
+}
+
+/// Where the handover window ended: the SACK's frame, or why it ended
+/// without one.
+fn window_end_cell(w: &crate::handover::HandoverWindow) -> String {
+    match (w.end_reason, w.end.and_then(|p| p.frame)) {
+        (crate::handover::WindowEnd::CumulativeAck, Some(f)) => format!("sack {f}"),
+        (crate::handover::WindowEnd::NextSwitch, Some(f)) => format!("switch {f}"),
+        _ => "capture end".to_owned(),
+    }
 }
 
 fn handover_table(
@@ -541,8 +562,8 @@ fn handover_table(
     )?;
     writeln!(
         s,
-        "  {:>5} {:>3} {:>9} {:<8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>4}",
-        "assoc", "dir", "paths", "class", "frame", "interrupt", "total", "network", "transport", "ADDIP", "SETPRIM", "recovery", "failover", "rtx"
+        "  {:>5} {:>3} {:>9} {:<8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>4} {:>4} {:>12}",
+        "assoc", "dir", "paths", "class", "frame", "interrupt", "total", "network", "transport", "ADDIP", "SETPRIM", "recovery", "failover", "rtx", "lost", "window end"
     )?;
     for (_, _, row) in rows {
         writeln!(s, "{row}")?;
@@ -687,18 +708,27 @@ fn event_line(e: &Event, origin: Option<Timestamp>) -> Option<String> {
             serial,
             requests,
             sender,
+            retransmission,
+            transmission,
+            first_frame,
             ..
         } => {
             let reqs: Vec<String> = requests
                 .iter()
                 .map(|r| format!("{} {} (corr {})", r.op.name(), r.address, r.correlation_id))
                 .collect();
+            let again = match (retransmission, first_frame) {
+                (false, _) => String::new(),
+                (true, Some(f)) => format!(" [retransmission {transmission}, first frame {f}]"),
+                (true, None) => " [retransmission]".to_owned(),
+            };
             format!(
-                "  frame {:>6} t={} ASCONF serial {} from endpoint {}: {}",
+                "  frame {:>6} t={} ASCONF serial {} from endpoint {}{}: {}",
                 e.frame,
                 rel(e.time, origin),
                 serial,
                 sender,
+                again,
                 reqs.join(", ")
             )
         }
@@ -706,6 +736,7 @@ fn event_line(e: &Event, origin: Option<Timestamp>) -> Option<String> {
             serial,
             request_frame,
             rtt_ms,
+            repeated,
             results,
             ..
         } => {
@@ -722,12 +753,17 @@ fn event_line(e: &Event, origin: Option<Timestamp>) -> Option<String> {
                 })
                 .collect();
             format!(
-                "  frame {:>6} t={} ASCONF-ACK serial {} for frame {} (RTT {} ms): {}",
+                "  frame {:>6} t={} ASCONF-ACK serial {} for frame {} (RTT {} ms){}: {}",
                 e.frame,
                 rel(e.time, origin),
                 serial,
                 request_frame.map_or_else(|| "?".into(), |r| r.to_string()),
                 rtt_ms.map_or_else(|| "-".into(), |r| format!("{r:.3}")),
+                if *repeated {
+                    " [repeated: answered before]"
+                } else {
+                    ""
+                },
                 res.join(", ")
             )
         }

@@ -1,6 +1,7 @@
 //! ASCONF / ASCONF-ACK matching and the RFC 5061 reading of the results.
 
-use super::assoc::PendingAsconf;
+use super::assoc::{PendingAsconf, SentAsconf};
+use super::tsn::serial_le;
 use super::{Ctx, Tracker};
 use crate::events::{
     AddressSource, AsconfOutcome, AsconfRequestEvent, AsconfResultEvent, EventKind, EventSink,
@@ -38,11 +39,33 @@ impl Tracker {
         }
         let serial = chunk.serial();
         let a = &mut self.associations[ctx.assoc];
+        // A serial at or below the sender's latest is a copy sent again
+        // (RFC 5061 §5.1, T-4 timer): the first transmission is the one
+        // remembered, if it is that latest serial.
+        let sent = &mut a.sent_asconf[ctx.sender];
+        let (transmission, first_frame) = match sent {
+            Some(s) if s.serial == serial => {
+                s.transmissions = s.transmissions.saturating_add(1);
+                (s.transmissions, Some(s.first_frame))
+            }
+            Some(s) if serial_le(serial, s.serial) => (2, None),
+            _ => {
+                *sent = Some(SentAsconf {
+                    serial,
+                    first_frame: ctx.frame,
+                    transmissions: 1,
+                    acknowledged: false,
+                });
+                (1, Some(ctx.frame))
+            }
+        };
+        let retransmission = transmission > 1;
+        // One outstanding request per serial: a copy moves it to the
+        // latest transmission (an ASCONF-ACK answers the copy before it).
         let existing = a
             .pending_asconfs
             .iter()
             .position(|p| p.serial == serial && p.sender == ctx.sender);
-        let retransmission = existing.is_some();
         if let Some(i) = existing {
             a.pending_asconfs.remove(i);
         }
@@ -61,6 +84,8 @@ impl Tracker {
             sender: ctx.sender,
             serial,
             retransmission,
+            transmission,
+            first_frame,
             bytes,
             requests,
         }));
@@ -100,14 +125,22 @@ impl Tracker {
                 bytes,
                 request_frame: None,
                 rtt_ms: None,
+                repeated: false,
                 results: Vec::new(),
             }));
             return Ok(());
         };
         let request = a.pending_asconfs.remove(i);
         let results = asconf_results(&request.requests, &responses);
+        // A second answer to the same serial (to a copy sent again after
+        // the first answer, which the requester did not get) changes
+        // nothing at the peer: its results took effect with the first.
+        let repeated = match &mut a.sent_asconf[requester] {
+            Some(s) if s.serial == serial => std::mem::replace(&mut s.acknowledged, true),
+            _ => false,
+        };
         let mut follow_ups = Vec::new();
-        for r in &results {
+        for r in results.iter().filter(|_| !repeated) {
             if !matches!(
                 r.outcome,
                 AsconfOutcome::Success | AsconfOutcome::ImpliedSuccess
@@ -156,6 +189,7 @@ impl Tracker {
             bytes,
             request_frame: Some(request.frame),
             rtt_ms: Some(ctx.time.since(request.time).as_millis_f64()),
+            repeated,
             results,
         }));
         for kind in follow_ups {

@@ -218,9 +218,26 @@ pub(crate) struct PendingHeartbeat {
 pub(crate) struct PendingAsconf {
     pub serial: u32,
     pub sender: EndpointId,
+    /// The last transmission of the serial so far: an ASCONF-ACK is
+    /// matched to it and its round trip measured from it (Karn's rule: a
+    /// sample from an earlier copy could belong to either).
     pub frame: u64,
     pub time: Timestamp,
     pub requests: Vec<AsconfRequestEvent>,
+}
+
+/// The latest ASCONF serial an endpoint sent: RFC 5061 §5.1 has the
+/// sender increment the serial for each new ASCONF and resend an
+/// unanswered one (T-4 timer) with the same serial, so a serial already
+/// sent is a retransmission whether or not an ASCONF-ACK was seen.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SentAsconf {
+    pub serial: u32,
+    pub first_frame: u64,
+    pub transmissions: u32,
+    /// An ASCONF-ACK for the serial was seen (a later one answers a
+    /// retransmission: `repeated`).
+    pub acknowledged: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -250,6 +267,9 @@ pub struct Association {
     pub(crate) pending_heartbeats: Vec<PendingHeartbeat>,
     #[serde(skip)]
     pub(crate) pending_asconfs: Vec<PendingAsconf>,
+    /// Per sending endpoint, its latest ASCONF serial.
+    #[serde(skip)]
+    pub(crate) sent_asconf: [Option<SentAsconf>; 2],
     /// Keys this association put in the tracker's tag and INIT tables.
     #[serde(skip)]
     pub(crate) tag_keys: Vec<super::demux::TagKey>,
@@ -291,6 +311,7 @@ impl Association {
             path_index: None,
             pending_heartbeats: Vec::new(),
             pending_asconfs: Vec::new(),
+            sent_asconf: [None; 2],
             tag_keys: Vec::new(),
             init_keys: Vec::new(),
             queued_deadlines: 0,
