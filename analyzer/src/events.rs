@@ -254,9 +254,35 @@ pub enum EventKind {
         /// `previous_path` (docs/metrics.md, "Inferred path state").
         t3_expiry: bool,
     },
+    /// The path's error count exceeded the potentially-failed threshold
+    /// (RFC 7829 §4): its sender moves new DATA to another active path.
+    PathPotentiallyFailed {
+        path: PathId,
+        error_count: u32,
+    },
     PathInactive {
         path: PathId,
         error_count: u32,
+    },
+    /// An acknowledgement cleared a non-zero error counter (RFC 9260
+    /// §8.3): `by` is "sack" (DATA last sent on the path newly
+    /// acknowledged) or "heartbeat_ack".
+    ErrorCounterCleared {
+        path: PathId,
+        /// The count before it was cleared.
+        error_count: u32,
+        by: &'static str,
+    },
+    /// A T3 expiry of `path` turned out spurious: the receiver reported a
+    /// TSN it retransmitted as a duplicate, so the first transmission had
+    /// arrived (docs/metrics.md, "Spurious timeouts").
+    SpuriousExpiry {
+        sender: EndpointId,
+        path: PathId,
+        /// The frame of the expiry's first retransmission.
+        expiry_frame: u64,
+        /// The TSN reported twice.
+        tsn: u32,
     },
     PathActive {
         path: PathId,

@@ -7,6 +7,7 @@ use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
 use sctp_handover::events::EventKind;
 use sctp_handover::handover::{anchors, SwitchClass, WindowEnd};
 use sctp_handover::time::{Nanos, Timestamp};
+use sctp_handover::track::path::PathStatus;
 
 fn analyse(name: &str, side: &str, rto_ms: Option<i64>) -> FileAnalysis {
     let mut options = AnalysisOptions::default();
@@ -15,6 +16,16 @@ fn analyse(name: &str, side: &str, rto_ms: Option<i64>) -> FileAnalysis {
         .join(name)
         .join("events.jsonl");
     options.handover.anchors = anchors::load(&events).expect("events.jsonl");
+    // Analysed with the kernel's Path.Max.Retrans and potentially-failed
+    // setting (every sample ran with it off), from the run's meta.json.
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(events.with_file_name("meta.json")).expect("meta.json"),
+    )
+    .expect("meta.json is JSON");
+    let sctp = &meta["sctp"];
+    options.track.path_max_retrans = sctp["path_max_retrans"].as_u64().expect("pmr") as u32;
+    assert_eq!(sctp["pf_enable"], false);
+    options.track.pf_retrans = None;
     if let Some(r) = rto_ms {
         options.track.rto.min = Nanos::from_millis(r);
         options.track.rto.max = Nanos::from_millis(r);
@@ -313,4 +324,55 @@ fn koh_kim_2_window_holds_the_retransmissions_after_the_switch() {
             }
         }
     }
+}
+
+#[test]
+fn bokor_failover_spurious_alternate_expiry_and_eklund_counter_reset() {
+    // bokor-failover, CN: RTO 200 ms is below the alternate path's RTT
+    // plus delayed SACK (180 + 50 ms). tshark: TSN 3740425286 goes to .102
+    // in frame 77 (new DATA, the switch) and again in frame 83, inside the
+    // alternate path's expiry that began at frame 81; the SACK of frame 96
+    // reports it as a duplicate TSN: both copies arrived, that expiry was
+    // spurious.
+    let a = analyse("bokor-failover", "cn", Some(200));
+    let spurious: Vec<(u64, u16, u64, u32)> = a
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::SpuriousExpiry {
+                path,
+                expiry_frame,
+                tsn,
+                ..
+            } => Some((e.frame, *path, *expiry_frame, *tsn)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(spurious, vec![(96, 2, 81, 3740425286)]);
+    // eklund-sack-delay, CN: a SACK (frame 52) clears the failing
+    // primary's error counter between its expiries, so the failover takes
+    // four expiries with Path.Max.Retrans 2; the record says so.
+    let a = analyse("eklund-sack-delay", "cn", Some(200));
+    let h = &a.handovers[0];
+    let f = h.failover.as_ref().expect("failover");
+    assert_eq!(f.expiries.len(), 4);
+    assert_eq!(
+        f.counter_resets.iter().map(|p| p.frame).collect::<Vec<_>>(),
+        vec![Some(52)]
+    );
+    assert_eq!(f.old_path_state, PathStatus::Inactive);
+    assert!(
+        h.class_reason.contains("cleared in frame 52"),
+        "{}",
+        h.class_reason
+    );
+    assert!(a.events.iter().any(|e| e.frame == 52
+        && matches!(
+            e.kind,
+            EventKind::ErrorCounterCleared {
+                path: 1,
+                error_count: 1,
+                by: "sack"
+            }
+        )));
 }

@@ -178,6 +178,14 @@ struct AnalysisArgs {
     /// Path.Max.Retrans used to infer inactive paths.
     #[arg(long, default_value_t = 5)]
     pmr: u32,
+    /// The potentially-failed threshold (RFC 7829 PFMR; Linux's
+    /// net.sctp.pf_retrans) used to infer potentially failed paths.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pf_retrans: u32,
+    /// Infer no potentially failed state (a sender with it off, as Linux
+    /// with net.sctp.pf_enable = 0).
+    #[arg(long)]
+    no_pf: bool,
     /// Ground-truth events (JSON lines or CSV: time, kind ∈ link_down,
     /// link_up, addr_up, addr_down, address, interface), e.g. the harness's
     /// events.jsonl; anchors the components packets cannot show. Without
@@ -260,6 +268,7 @@ fn analysis_options(args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
         rto_min_ms: args.rto_min_ms,
         rto_max_ms: args.rto_max_ms,
         pmr: args.pmr,
+        pf_retrans: (!args.no_pf).then_some(args.pf_retrans),
         events: args.events.clone(),
         capture_point: match args.capture_point {
             Point::Mn => CapturePoint::Mn,

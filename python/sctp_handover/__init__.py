@@ -12,7 +12,8 @@ dataset can be filled by the command line, by a Ray/Dask/Spark job
 
 Options (keyword arguments) are the command line's analysis options with
 `-` written `_`: verify_checksum, udp_encap_ports (list), duplicate_window_us,
-rto_initial_ms, rto_min_ms, rto_max_ms, pmr, events (path), capture_point
+rto_initial_ms, rto_min_ms, rto_max_ms, pmr, pf_retrans (None: no
+potentially-failed state), events (path), capture_point
 ("mn", "cn", "middle", "unknown"), max_associations, max_paths,
 max_addresses, tsn_window, max_events, max_reassembly, harness_files
 (False = --no-harness-files). The capture filter (--filter) is the command

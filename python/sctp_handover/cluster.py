@@ -206,6 +206,7 @@ def options_from(args: argparse.Namespace) -> Dict[str, Any]:
         "rto_min_ms",
         "rto_max_ms",
         "pmr",
+        "pf_retrans",
         "events",
         "capture_point",
         "max_associations",
@@ -220,6 +221,8 @@ def options_from(args: argparse.Namespace) -> Dict[str, Any]:
         options["events"] = os.path.abspath(options["events"])
     if args.no_harness_files:
         options["harness_files"] = False
+    if args.no_pf:
+        options["pf_retrans"] = None
     return options
 
 
@@ -257,6 +260,8 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--rto-min-ms", type=int)
     a.add_argument("--rto-max-ms", type=int)
     a.add_argument("--pmr", type=int)
+    a.add_argument("--pf-retrans", type=int)
+    a.add_argument("--no-pf", action="store_true")
     a.add_argument("--events", metavar="FILE")
     a.add_argument("--capture-point", choices=("mn", "cn", "middle", "unknown"))
     a.add_argument("--no-harness-files", action="store_true")

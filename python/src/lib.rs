@@ -111,6 +111,8 @@ fn settings_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Settings, boo
             "rto_min_ms" => s.rto_min_ms = value.extract()?,
             "rto_max_ms" => s.rto_max_ms = value.extract()?,
             "pmr" => s.pmr = value.extract()?,
+            // None: no potentially-failed state inferred (`--no-pf`).
+            "pf_retrans" => s.pf_retrans = value.extract::<Option<u32>>()?,
             "events" => s.events = value.extract::<Option<PathBuf>>()?,
             "capture_point" => {
                 let name: String = value.extract()?;

@@ -327,9 +327,11 @@ fn path_rows(rows: &mut Rows, r: &AssociationReport) {
             .u64(p.confirmed_frame)
             .time(p.confirmed_time.map(|x| x.0))
             .bool(p.active)
+            .text(p.status().as_str())
             .u64(u64::from(p.error_count))
             .u64(u64::from(p.max_error_count))
             .u64(u64::from(p.inactive_transitions))
+            .u64(u64::from(p.pf_transitions))
             .u64(p.icmp_errors);
         rows.end();
     }
@@ -704,6 +706,42 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
                     ..Default::default()
                 },
             ),
+            EventKind::PathPotentiallyFailed { path, error_count } => (
+                "path_potentially_failed",
+                EventRow {
+                    path: Some(u64::from(*path)),
+                    count: Some(u64::from(*error_count)),
+                    ..Default::default()
+                },
+            ),
+            EventKind::ErrorCounterCleared {
+                path,
+                error_count,
+                by,
+            } => (
+                "error_counter_cleared",
+                EventRow {
+                    path: Some(u64::from(*path)),
+                    count: Some(u64::from(*error_count)),
+                    detail: Some((*by).into()),
+                    ..Default::default()
+                },
+            ),
+            EventKind::SpuriousExpiry {
+                sender,
+                path,
+                expiry_frame,
+                tsn,
+            } => (
+                "spurious_expiry",
+                EventRow {
+                    endpoint: Some(*sender as u64),
+                    path: Some(u64::from(*path)),
+                    request_frame: Some(*expiry_frame),
+                    tsn: Some(u64::from(*tsn)),
+                    ..Default::default()
+                },
+            ),
             EventKind::IcmpError {
                 path,
                 reporter,
@@ -775,6 +813,10 @@ fn handover_row(rows: &mut Rows, h: &Handover, association: u32, capture_point: 
         .f64(f.and_then(|x| x.first_expiry_after_ms))
         .f64(f.and_then(|x| x.rto_estimate_ms))
         .u64(f.and_then(|x| x.observed_pmr.map(u64::from)))
+        .str(f.map(|x| x.old_path_state.as_str()))
+        .u64(f.and_then(|x| x.observed_pf_retrans.map(u64::from)))
+        .u64(f.map(|x| x.counter_resets.len() as u64))
+        .u64(f.map(|x| x.spurious_expiries.len() as u64))
         .f64(f.and_then(|x| x.predicted_eq3_ms))
         .f64(f.and_then(|x| x.predicted_eq4_ms));
     let rec = h.recognition.as_ref();

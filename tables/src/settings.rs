@@ -20,6 +20,8 @@ pub struct Settings {
     pub rto_min_ms: i64,
     pub rto_max_ms: i64,
     pub pmr: u32,
+    /// The potentially-failed threshold (RFC 7829); `None`: not inferred.
+    pub pf_retrans: Option<u32>,
     pub events: Option<PathBuf>,
     pub capture_point: CapturePoint,
     pub max_associations: usize,
@@ -42,6 +44,7 @@ impl Default for Settings {
             rto_min_ms: 1000,
             rto_max_ms: 60000,
             pmr: 5,
+            pf_retrans: Some(0),
             events: None,
             capture_point: CapturePoint::Unknown,
             max_associations: limits.associations,
@@ -79,6 +82,7 @@ impl Settings {
         options.track.rto.min = Nanos::from_millis(self.rto_min_ms);
         options.track.rto.max = Nanos::from_millis(self.rto_max_ms);
         options.track.path_max_retrans = self.pmr;
+        options.track.pf_retrans = self.pf_retrans;
         options.track.limits = Limits {
             associations: self.max_associations,
             paths: self.max_paths,

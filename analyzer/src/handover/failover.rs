@@ -3,11 +3,12 @@
 //! Bokor's predictions.
 
 use super::anchors::AnchorKind;
-use super::model::{Component, Expiry, Failover, Point};
+use super::model::{Component, Expiry, Failover, Point, SpuriousExpiryRef};
 use super::state::{Direction, Mark, PathData};
 use super::{HandoverConfig, HandoverEngine};
 use crate::events::{AssocId, EndpointId, PathId};
 use crate::time::{Nanos, Timestamp};
+use crate::track::path::PathStatus;
 
 /// T3 expiries remembered per direction for the failover series.
 const EXPIRY_HISTORY: usize = 256;
@@ -91,7 +92,56 @@ impl HandoverEngine {
     }
 }
 
+/// What the tracker told of the old path by the switch: its inferred
+/// state, and the error counters cleared and expiries found spurious in
+/// the association (docs/metrics.md, "Spurious timeouts and counter
+/// resets").
+pub(super) struct Seen<'a> {
+    pub(super) old_state: PathStatus,
+    pub(super) clears: &'a [(PathId, Mark, &'static str)],
+    pub(super) spurious: &'a [(PathId, u64, Mark)],
+}
+
+/// What the failover's class reason adds: the state the old path was
+/// left in, and the resets and spurious expiries that lengthened it.
+pub(super) fn reason_suffix(f: &Failover) -> String {
+    let mut s = String::new();
+    match f.old_path_state {
+        PathStatus::PotentiallyFailed => {
+            s.push_str("; the old path potentially failed (RFC 7829), not inactive")
+        }
+        PathStatus::Inactive => s.push_str("; the old path inactive"),
+        PathStatus::Active => {}
+    }
+    if !f.counter_resets.is_empty() {
+        let frames: Vec<String> = f
+            .counter_resets
+            .iter()
+            .map(|p| p.frame.map_or_else(|| "?".into(), |f| f.to_string()))
+            .collect();
+        s.push_str(&format!(
+            "; its error counter was cleared in frame{} {} before the switch",
+            if frames.len() == 1 { "" } else { "s" },
+            frames.join(", ")
+        ));
+    }
+    if !f.spurious_expiries.is_empty() {
+        let list: Vec<String> = f
+            .spurious_expiries
+            .iter()
+            .map(|x| format!("path {} frame {}", x.path, x.expiry_frame))
+            .collect();
+        s.push_str(&format!(
+            "; spurious T3 expir{} ({})",
+            if list.len() == 1 { "y" } else { "ies" },
+            list.join(", ")
+        ));
+    }
+    s
+}
+
 /// The failover details of a switch whose old path had expiries.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn failover(
     expiries: &[Expiry],
     first_unanswered: Option<Point>,
@@ -99,6 +149,8 @@ pub(super) fn failover(
     switch: Mark,
     new_data: &PathData,
     first_new_data: Point,
+    old: PathId,
+    seen: Seen<'_>,
 ) -> Failover {
     let first_expiry_after = first_unanswered.map(|p| expiries[0].time.since(p.time));
     let intervals: Vec<Nanos> = expiries
@@ -119,7 +171,39 @@ pub(super) fn failover(
     // The path went inactive when its error count exceeded PMR: the count
     // at the last expiry before the switch is PMR + 1. Expiries before a
     // clear (a SACK for DATA last sent on the path) do not count.
-    let observed_pmr = expiries.last().and_then(|e| e.error_count.checked_sub(1));
+    // At the potentially-failed state the count is PFMR + 1 instead.
+    let exceeded = expiries.last().and_then(|e| e.error_count.checked_sub(1));
+    let at_pf = seen.old_state == PathStatus::PotentiallyFailed;
+    let observed_pmr = exceeded.filter(|_| !at_pf);
+    let observed_pf_retrans = exceeded.filter(|_| at_pf);
+    let first_expiry = expiries.first().map_or(switch.time, |e| e.time);
+    let counter_resets = seen
+        .clears
+        .iter()
+        .filter(|(p, m, _)| *p == old && m.time >= first_expiry && m.frame < switch.frame)
+        .map(|(_, m, by)| {
+            m.point(if *by == "sack" {
+                "SACK clearing the error counter"
+            } else {
+                "HEARTBEAT ACK clearing the error counter"
+            })
+        })
+        .collect();
+    let spurious_expiries = seen
+        .spurious
+        .iter()
+        .filter(|(_, _, m)| m.frame < switch.frame)
+        .filter(|(_, expiry, _)| {
+            first_unanswered
+                .and_then(|p| p.frame)
+                .is_none_or(|f| *expiry >= f)
+        })
+        .map(|(path, expiry, m)| SpuriousExpiryRef {
+            path: *path,
+            expiry_frame: *expiry,
+            recognised: m.point("SACK reporting the retransmitted TSN twice"),
+        })
+        .collect();
     let link_down = config
         .anchors
         .iter()
@@ -150,6 +234,10 @@ pub(super) fn failover(
         implied_rto_ms: implied.iter().map(|n| n.as_millis_f64()).collect(),
         rto_estimate_ms: rto.map(Nanos::as_millis_f64),
         observed_pmr,
+        old_path_state: seen.old_state,
+        observed_pf_retrans,
+        counter_resets,
+        spurious_expiries,
         detection: Component::from_points(
             start,
             Some(first_alternate),

@@ -17,6 +17,7 @@ use crate::by_id::ById;
 use crate::events::{AssocId, Event, EventKind, EventSink, Observation};
 use crate::time::Nanos;
 use crate::track::limits::Hit;
+use crate::track::path::PathStatus;
 use crate::wire::sctp_param::AsconfOp;
 use anchors::Anchor;
 use serde::Serialize;
@@ -24,7 +25,7 @@ use state::{Association, HeartbeatRecord, Mark};
 
 pub use model::{
     AsconfExchange, Component, Expiry, Failover, Handover, HandoverWindow, Point, Recognition,
-    SwitchClass, WindowEnd,
+    SpuriousExpiryRef, SwitchClass, WindowEnd,
 };
 pub use switch::RECEIVER_FAILOVER;
 
@@ -330,10 +331,30 @@ impl HandoverEngine {
                 }
             }
             EventKind::PathInactive { path, .. } => {
-                let a = self.assoc(id);
-                if !a.inactive_paths.contains(path) {
-                    a.inactive_paths.push(*path);
-                }
+                self.assoc(id).set_status(*path, PathStatus::Inactive);
+            }
+            EventKind::PathPotentiallyFailed { path, .. } => {
+                self.assoc(id)
+                    .set_status(*path, PathStatus::PotentiallyFailed);
+            }
+            EventKind::PathActive { path } => {
+                self.assoc(id).set_status(*path, PathStatus::Active);
+            }
+            EventKind::ErrorCounterCleared { path, by, .. } => {
+                let mark = Mark {
+                    frame: e.frame,
+                    time: e.time,
+                };
+                crate::compact::push(&mut self.assoc(id).clears, (*path, mark, *by));
+            }
+            EventKind::SpuriousExpiry {
+                path, expiry_frame, ..
+            } => {
+                let mark = Mark {
+                    frame: e.frame,
+                    time: e.time,
+                };
+                crate::compact::push(&mut self.assoc(id).spurious, (*path, *expiry_frame, mark));
             }
             EventKind::DataPathChange {
                 sender,

@@ -3,6 +3,7 @@
 
 use crate::events::{AssocId, EndpointId, PathId};
 use crate::time::{Nanos, Timestamp};
+use crate::track::path::PathStatus;
 use crate::wire::sctp_param::AsconfOp;
 use serde::Serialize;
 use std::net::IpAddr;
@@ -174,6 +175,18 @@ pub struct Expiry {
     pub error_count: u32,
 }
 
+/// A spurious T3 expiry (docs/metrics.md, "Spurious timeouts and counter
+/// resets").
+#[derive(Debug, Clone, Serialize)]
+pub struct SpuriousExpiryRef {
+    /// The path the expiry was charged to.
+    pub path: PathId,
+    /// The expiry's first retransmission.
+    pub expiry_frame: u64,
+    /// The SACK that showed it spurious.
+    pub recognised: Point,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Failover {
     /// T3 expiries charged to the failed path before the switch.
@@ -194,6 +207,20 @@ pub struct Failover {
     /// path goes inactive when its error count *exceeds* Path.Max.Retrans
     /// (RFC 9260 §8.2).
     pub observed_pmr: Option<u32>,
+    /// The old path's inferred state at the switch: `potentially_failed`
+    /// when the sender moved at the potentially-failed threshold (RFC
+    /// 7829; Linux's default), `inactive` past Path.Max.Retrans.
+    pub old_path_state: PathStatus,
+    /// At `potentially_failed`: the error count at the last expiry minus
+    /// one, the PFMR the sender used (`observed_pmr` is then null).
+    pub observed_pf_retrans: Option<u32>,
+    /// Acknowledgements that cleared the old path's error counter between
+    /// its first expiry and the switch: each makes the count start again,
+    /// so the failover takes more expiries than Path.Max.Retrans + 1.
+    pub counter_resets: Vec<Point>,
+    /// T3 expiries of this association later shown spurious (a TSN they
+    /// retransmitted reported received twice) before the switch.
+    pub spurious_expiries: Vec<SpuriousExpiryRef>,
     /// Failure start (link_down event, else first unanswered transmission)
     /// → first DATA, new or retransmitted, on the alternate path.
     pub detection: Component,

@@ -7,6 +7,7 @@ use super::tsn_history::{TsnHistory, TsnInfo};
 use super::HandoverEngine;
 use crate::events::{AssocId, EndpointId, Event, Observation, PathId};
 use crate::time::Timestamp;
+use crate::track::path::PathStatus;
 use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::ops::{Index, IndexMut};
@@ -332,8 +333,16 @@ pub(super) struct Association {
     pub(super) heartbeats: Vec<HeartbeatRecord>,
     /// Every (endpoint, source address) its packets came from.
     pub(super) sources: Sources,
-    /// Paths the tracker inferred inactive at some time (RFC 9260 §8.2).
-    pub(super) inactive_paths: Vec<PathId>,
+    /// Paths the tracker inferred potentially failed or inactive at some
+    /// time (RFC 7829, RFC 9260 §8.2).
+    pub(super) failed_paths: Vec<PathId>,
+    /// The inferred state of each path now, by path id.
+    pub(super) path_status: Vec<PathStatus>,
+    /// Error counters cleared (path, when, by what) and spurious expiries
+    /// (path, its first retransmission's frame, when recognised), for the
+    /// failover records: pruned with the exchanges.
+    pub(super) clears: Vec<(PathId, Mark, &'static str)>,
+    pub(super) spurious: Vec<(PathId, u64, Mark)>,
     /// The endpoint whose address set changes by ASCONF.
     pub(super) mobile: Option<EndpointId>,
     /// This association's events, in emission (frame) order.
@@ -350,6 +359,29 @@ pub(super) struct Association {
     /// Events held back at the last part (their answers could still
     /// come): the next part is due `part_events` events later.
     pub(super) held_back: usize,
+}
+
+impl Association {
+    /// A path's inferred state changed; a path ever potentially failed or
+    /// inactive has failed in this association.
+    pub(super) fn set_status(&mut self, path: PathId, status: PathStatus) {
+        let i = usize::from(path);
+        if self.path_status.len() <= i {
+            crate::compact::reserve_for(&mut self.path_status, i + 1);
+            self.path_status.resize(i + 1, PathStatus::Active);
+        }
+        self.path_status[i] = status;
+        if status != PathStatus::Active && !self.failed_paths.contains(&path) {
+            self.failed_paths.push(path);
+        }
+    }
+
+    pub(super) fn status(&self, path: PathId) -> PathStatus {
+        self.path_status
+            .get(usize::from(path))
+            .copied()
+            .unwrap_or_default()
+    }
 }
 
 impl HandoverEngine {

@@ -118,7 +118,7 @@ impl HandoverEngine {
         // inactive) and now carries new DATA again has recovered: that
         // is a return, whatever ASCONFs came before (an earlier
         // SET-PRIMARY for it does not make the return planned).
-        let failed_earlier = failed.contains(&to) || a.inactive_paths.contains(&to);
+        let failed_earlier = failed.contains(&to) || a.failed_paths.contains(&to);
         // What makes a switch planned even when the old path also timed
         // out: a SET-PRIMARY for the new address (the peer moves because
         // it was asked), or the mobile sender moving its own source after
@@ -194,6 +194,11 @@ impl HandoverEngine {
             latency::sender_recovery(mobile, sender, addip_ack, setprim.as_ref(), first_new_data);
 
         let failover = (!expiries.is_empty()).then(|| {
+            let seen = failover::Seen {
+                old_state: a.status(old),
+                clears: &a.clears,
+                spurious: &a.spurious,
+            };
             failover::failover(
                 &expiries,
                 first_unanswered,
@@ -201,8 +206,16 @@ impl HandoverEngine {
                 switch,
                 &new_data,
                 first_new_data,
+                old,
+                seen,
             )
         });
+        let class_reason = match &failover {
+            Some(f) if class == SwitchClass::Failover => {
+                format!("{class_reason}{}", failover::reason_suffix(f))
+            }
+            _ => class_reason,
+        };
 
         let recognition = (class == SwitchClass::Return).then(|| {
             recognition::recognition(
@@ -291,6 +304,8 @@ impl HandoverEngine {
             // (By the last transmission: a request still being sent
             // again keeps its exchange.)
             a.asconfs.retain(|x| x.last_frame >= begin);
+            a.clears.retain(|(_, m, _)| m.frame >= begin);
+            a.spurious.retain(|(_, _, m)| m.frame >= begin);
             prune_heartbeats(&mut a.heartbeats, begin);
         }
         self.resolve_pending(id, sender);

@@ -658,7 +658,7 @@ fn association(s: &mut String, a: &Association, anomalies: &Anomalies) -> std::f
             ms(p.rto.srtt.map(|_| p.rto.rto)),
             p.confirmed_frame
                 .map_or_else(|| "-".into(), |c| c.to_string()),
-            if p.active { "active" } else { "inactive" }
+            p.status().as_str()
         )?;
     }
     for d in &a.directions {
@@ -789,6 +789,39 @@ fn event_line(e: &Event, origin: Option<Timestamp>) -> Option<String> {
             rel(e.time, origin),
             path,
             error_count
+        ),
+        EventKind::PathPotentiallyFailed { path, error_count } => format!(
+            "  frame {:>6} t={} path {} inferred potentially failed (RFC 7829) after {} consecutive error{}",
+            e.frame,
+            rel(e.time, origin),
+            path,
+            error_count,
+            if *error_count == 1 { "" } else { "s" }
+        ),
+        EventKind::SpuriousExpiry {
+            path,
+            expiry_frame,
+            tsn,
+            ..
+        } => format!(
+            "  frame {:>6} t={} the T3 expiry of path {} at frame {} was spurious: TSN {} reported received twice",
+            e.frame,
+            rel(e.time, origin),
+            path,
+            expiry_frame,
+            tsn
+        ),
+        EventKind::ErrorCounterCleared {
+            path,
+            error_count,
+            by,
+        } => format!(
+            "  frame {:>6} t={} path {} error counter cleared from {} by a {}",
+            e.frame,
+            rel(e.time, origin),
+            path,
+            error_count,
+            if *by == "sack" { "SACK" } else { "HEARTBEAT ACK" }
         ),
         _ => return None,
     };

@@ -6,6 +6,7 @@ use crate::events::{AddressSource, AsconfRequestEvent, EndpointId, PathId};
 use crate::time::Timestamp;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use std::collections::VecDeque;
 use std::net::IpAddr;
 
 /// Up to this many paths, a path is found by scanning the association's
@@ -152,9 +153,69 @@ pub struct Direction {
     /// thousands alive an empty ledger per direction is a third of an
     /// association's memory.
     ledger: Option<Box<TsnLedger>>,
+    /// The latest timeout-driven copies (TSN, path charged, the frame of
+    /// its expiry), allocated by the first: a duplicate report of one of
+    /// them shows its expiry spurious.
+    timeout_copies: Option<Box<VecDeque<(u32, PathId, u64)>>>,
 }
 
+/// Timeout-driven copies remembered per direction for spurious-expiry
+/// recognition: a duplicate report comes one round trip after the copy.
+const TIMEOUT_COPIES: usize = 64;
+
 impl Direction {
+    /// A timeout-driven copy of `tsn`, charged to `path`'s expiry that
+    /// began at `expiry_frame`: remembered when it is the TSN's first
+    /// retransmission (`first`), and any earlier copy of the TSN forgotten
+    /// (a duplicate report after three copies could be of any two).
+    pub(crate) fn note_timeout_copy(
+        &mut self,
+        tsn: u32,
+        path: PathId,
+        expiry_frame: u64,
+        first: bool,
+    ) {
+        if let Some(copies) = self.timeout_copies.as_mut() {
+            copies.retain(|c| c.0 != tsn);
+        }
+        if !first {
+            return;
+        }
+        let copies = self.timeout_copies.get_or_insert_with(Box::default);
+        if copies.len() == TIMEOUT_COPIES {
+            copies.pop_front();
+        }
+        copies.push_back((tsn, path, expiry_frame));
+    }
+
+    /// Another copy of `tsn` that is not a timeout's (a fast
+    /// retransmission): its timeout copy, if any, is no longer the only
+    /// retransmission.
+    pub(crate) fn forget_timeout_copy(&mut self, tsn: u32) {
+        if let Some(copies) = self.timeout_copies.as_mut() {
+            copies.retain(|c| c.0 != tsn);
+        }
+    }
+
+    /// The expiries (path, expiry frame, TSN) a SACK's duplicate TSNs show
+    /// spurious, each once (its copies are forgotten then).
+    pub(crate) fn spurious(
+        &mut self,
+        duplicates: impl Iterator<Item = u32>,
+    ) -> Vec<(PathId, u64, u32)> {
+        let mut found = Vec::new();
+        let Some(copies) = self.timeout_copies.as_mut() else {
+            return found;
+        };
+        for dup in duplicates {
+            if let Some(&(tsn, path, expiry)) = copies.iter().find(|c| c.0 == dup) {
+                copies.retain(|c| c.2 != expiry || c.1 != path);
+                found.push((path, expiry, tsn));
+            }
+        }
+        found
+    }
+
     /// Starts a new-DATA segment; beyond `DATA_SEGMENTS_AT_MOST`, it
     /// replaces the current one, which is counted as left out.
     pub(crate) fn start_segment(&mut self, segment: DataSegment) {

@@ -1,7 +1,7 @@
 //! DATA / I-DATA and SACK handling: TSN ledger, retransmissions and data-path changes.
 
 use super::assoc::DataSegment;
-use super::path::Transition;
+use super::path::Cleared;
 use super::tsn::DataClass;
 use super::{Ctx, Tracker};
 use crate::events::{EventKind, EventSink, Observation, PathId};
@@ -14,7 +14,7 @@ impl Tracker {
         user_bytes: usize,
         sink: &mut dyn EventSink,
     ) {
-        let pmr = self.config.path_max_retrans;
+        let thresholds = self.config.thresholds();
         let rto_max = self.config.rto.max;
         let window = self.config.limits.tsn_window;
         let a = &mut self.associations[ctx.assoc];
@@ -41,8 +41,19 @@ impl Tracker {
         let charge = match (class, timeout_of) {
             (DataClass::Retransmission { previous_time, .. }, Some(pp)) => {
                 let p = &mut a.paths[usize::from(pp)];
-                let (new_expiry, t) = p.record_timeout(ctx.time, previous_time, rto_max, pmr);
-                Some((pp, t, new_expiry, p.error_count))
+                let (new_expiry, t) =
+                    p.record_timeout((ctx.frame, ctx.time), previous_time, rto_max, thresholds);
+                let (expiry_frame, errors) = (p.last_expiry_frame, p.error_count);
+                // Only a first retransmission can show its expiry spurious:
+                // with two copies out, a duplicate report says both arrived.
+                let d = &mut a.directions[ctx.sender];
+                let first = d.ledger(window).transmissions(tsn) == Some(2);
+                d.note_timeout_copy(tsn, pp, expiry_frame, first);
+                Some((pp, t, new_expiry, errors))
+            }
+            (DataClass::Retransmission { .. }, None) => {
+                a.directions[ctx.sender].forget_timeout_copy(tsn);
+                None
             }
             _ => None,
         };
@@ -123,7 +134,7 @@ impl Tracker {
         ctx: &Ctx,
         cumulative: u32,
         gaps: impl Iterator<Item = (u16, u16)>,
-        dup_tsns: u16,
+        (dup_tsns, duplicates): (u16, impl Iterator<Item = u32>),
         sink: &mut dyn EventSink,
     ) {
         // A SACK from `sender` acknowledges the peer's DATA.
@@ -159,7 +170,19 @@ impl Tracker {
             p.data_rtt.add(s.rtt);
             p.rto.update(s.rtt);
         }
-        let mut transitions: [(PathId, Option<Transition>); 8] = [(0, None); 8];
+        // A TSN reported received twice whose last copy was a timeout's:
+        // its first transmission had arrived, so that expiry was spurious.
+        if dup_tsns > 0 {
+            for (path, expiry_frame, tsn) in a.directions[data_sender].spurious(duplicates) {
+                sink.emit(ctx.event(EventKind::SpuriousExpiry {
+                    sender: data_sender,
+                    path,
+                    expiry_frame,
+                    tsn,
+                }));
+            }
+        }
+        let mut transitions: [(PathId, Cleared); 8] = [(0, Cleared::default()); 8];
         for (slot, &path) in transitions
             .iter_mut()
             .zip(a.directions[data_sender].ledger(window).newly_acked_paths())
@@ -169,8 +192,8 @@ impl Tracker {
         a.directions[data_sender]
             .ledger(window)
             .swap_buffers(&mut self.ack_buffers);
-        for (path, t) in transitions {
-            self.transition(ctx, path, t, sink);
+        for (path, c) in transitions {
+            self.cleared(ctx, path, c, "sack", sink);
         }
     }
 }

@@ -14,7 +14,7 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
 
 impl Tracker {
     pub(super) fn heartbeat(&mut self, ctx: &Ctx, info: &[u8], sink: &mut dyn EventSink) {
-        let pmr = self.config.path_max_retrans;
+        let thresholds = self.config.thresholds();
         let a = &mut self.associations[ctx.assoc];
         let unanswered = a
             .pending_heartbeats
@@ -26,7 +26,7 @@ impl Tracker {
             a.pending_heartbeats.remove(i);
             let p = &mut a.paths[usize::from(ctx.path)];
             p.heartbeats_unanswered += 1;
-            transition = p.record_error(pmr);
+            transition = p.record_error(thresholds);
         }
         if a.pending_heartbeats.len() == MAX_PENDING_HEARTBEATS {
             a.pending_heartbeats.remove(0);
@@ -75,7 +75,7 @@ impl Tracker {
             p.confirmed_time = Some(ctx.time);
         }
         let probed = p.dst;
-        let transition = p.record_success(ctx.time);
+        let cleared = p.record_success(ctx.time);
         // The probed address belongs to the endpoint answering (`sender`).
         let mut newly_confirmed = false;
         if let Some(info) = a.endpoints[ctx.sender].address_mut(probed) {
@@ -96,6 +96,6 @@ impl Tracker {
                 address: probed,
             }));
         }
-        self.transition(ctx, hb.path, transition, sink);
+        self.cleared(ctx, hb.path, cleared, "heartbeat_ack", sink);
     }
 }

@@ -42,6 +42,10 @@ pub struct TrackConfig {
     /// Path.Max.Retrans for the inferred active/inactive state (RFC 9260
     /// §16 default 5).
     pub path_max_retrans: u32,
+    /// The potentially-failed threshold (RFC 7829 PFMR) for the inferred
+    /// potentially failed state; `None`: the state is not inferred. Default
+    /// 0, Linux's (`net.sctp.pf_enable` 1, `pf_retrans` 0).
+    pub pf_retrans: Option<u32>,
     /// An association that ended (SHUTDOWN COMPLETE, ABORT, superseded) is
     /// finished once no packet of it came for this long (capture time), so
     /// that late retransmissions still map to it. Default 10 s.
@@ -54,11 +58,22 @@ pub struct TrackConfig {
     pub limits: limits::Limits,
 }
 
+impl TrackConfig {
+    /// The thresholds of the inferred path state.
+    pub fn thresholds(&self) -> path::Thresholds {
+        path::Thresholds {
+            path_max_retrans: self.path_max_retrans,
+            pf_retrans: self.pf_retrans,
+        }
+    }
+}
+
 impl Default for TrackConfig {
     fn default() -> Self {
         TrackConfig {
             rto: RtoConfig::default(),
             path_max_retrans: 5,
+            pf_retrans: Some(0),
             end_linger: Nanos::from_millis(10_000),
             idle_timeout: Nanos::from_millis(300_000),
             limits: limits::Limits::default(),
@@ -307,10 +322,33 @@ impl Tracker {
         &mut self.associations[ctx.assoc]
     }
 
+    /// An acknowledgement's effect on a path: the error count it cleared
+    /// (`by` names the chunk), then its state transition.
+    fn cleared(
+        &self,
+        ctx: &Ctx,
+        path: PathId,
+        c: path::Cleared,
+        by: &'static str,
+        sink: &mut dyn EventSink,
+    ) {
+        if let Some(error_count) = c.error_count {
+            sink.emit(ctx.event(EventKind::ErrorCounterCleared {
+                path,
+                error_count,
+                by,
+            }));
+        }
+        self.transition(ctx, path, c.transition, sink);
+    }
+
     fn transition(&self, ctx: &Ctx, path: PathId, t: Option<Transition>, sink: &mut dyn EventSink) {
         match t {
             Some(Transition::BecameInactive(error_count)) => {
                 sink.emit(ctx.event(EventKind::PathInactive { path, error_count }))
+            }
+            Some(Transition::BecamePotentiallyFailed(error_count)) => {
+                sink.emit(ctx.event(EventKind::PathPotentiallyFailed { path, error_count }))
             }
             Some(Transition::BecameActive) => sink.emit(ctx.event(EventKind::PathActive { path })),
             None => {}
@@ -343,13 +381,19 @@ impl Tracker {
                     ctx,
                     s.cumulative_tsn_ack(),
                     s.gap_blocks(),
-                    s.dup_tsn_count(),
+                    (s.dup_tsn_count(), s.dup_tsns()),
                     sink,
                 );
             }
             chunk_type::SHUTDOWN => {
                 let s = ShutdownChunk::new_checked(chunk).map_err(malformed)?;
-                self.sack(ctx, s.cumulative_tsn_ack(), std::iter::empty(), 0, sink);
+                self.sack(
+                    ctx,
+                    s.cumulative_tsn_ack(),
+                    std::iter::empty(),
+                    (0, std::iter::empty()),
+                    sink,
+                );
             }
             chunk_type::INIT | chunk_type::INIT_ACK => {
                 let i = InitChunk::new_checked(chunk).map_err(malformed)?;

@@ -106,8 +106,51 @@ impl<C: Counter> Serialize for ChunkCounts<C> {
 /// State transitions inferred from consecutive errors on a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transition {
+    /// The error count exceeded the potentially-failed threshold (RFC 7829
+    /// §4 PFMR): the sender moves new DATA to another active path.
+    BecamePotentiallyFailed(u32),
+    /// The error count exceeded Path.Max.Retrans (RFC 9260 §8.2).
     BecameInactive(u32),
+    /// A potentially failed or inactive path answered again.
     BecameActive,
+}
+
+/// The thresholds of the inferred path state: Path.Max.Retrans, and the
+/// potentially-failed threshold (RFC 7829 PFMR; Linux's
+/// `net.sctp.pf_retrans`, 0 by default with `pf_enable` 1), `None` when
+/// the potentially-failed state is not in use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Thresholds {
+    pub path_max_retrans: u32,
+    pub pf_retrans: Option<u32>,
+}
+
+/// The inferred state of a path (docs/metrics.md, "Inferred path state").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PathStatus {
+    #[default]
+    Active,
+    PotentiallyFailed,
+    Inactive,
+}
+
+impl PathStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PathStatus::Active => "active",
+            PathStatus::PotentiallyFailed => "potentially_failed",
+            PathStatus::Inactive => "inactive",
+        }
+    }
+}
+
+/// What an acknowledgement did to a path: the error count it cleared
+/// (when it was not zero) and the state transition.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cleared {
+    pub error_count: Option<u32>,
+    pub transition: Option<Transition>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -137,16 +180,23 @@ pub struct PathState {
     /// First HEARTBEAT ACK answering a HEARTBEAT sent on this path.
     pub confirmed_frame: Option<u64>,
     pub confirmed_time: Option<Timestamp>,
+    /// Not inactive (a potentially failed path is still active).
     pub active: bool,
+    pub potentially_failed: bool,
     pub error_count: u32,
     pub max_error_count: u32,
     pub inactive_transitions: u32,
+    /// Times the path became potentially failed (RFC 7829).
+    pub pf_transitions: u32,
     pub icmp_errors: u64,
     /// T3 expiries recognised on this path (charged to its error counter
     /// or not), and the first retransmission of the latest.
     pub t3_expiries: u32,
     #[serde(skip)]
     last_expiry: Option<Timestamp>,
+    /// The frame of the latest expiry's first retransmission.
+    #[serde(skip)]
+    pub(crate) last_expiry_frame: u64,
     /// The last two times the error counter was cleared (a HEARTBEAT ACK,
     /// or a SACK for DATA last sent here, which also restarts the T3 timer).
     #[serde(skip)]
@@ -193,12 +243,15 @@ impl PathState {
             confirmed_frame: None,
             confirmed_time: None,
             active: true,
+            potentially_failed: false,
             error_count: 0,
             max_error_count: 0,
             inactive_transitions: 0,
+            pf_transitions: 0,
             icmp_errors: 0,
             t3_expiries: 0,
             last_expiry: None,
+            last_expiry_frame: frame,
             last_clear: None,
             previous_clear: None,
         }
@@ -226,10 +279,10 @@ impl PathState {
     /// applies; it needs the sender's RTO.Max.
     pub fn record_timeout(
         &mut self,
-        time: Timestamp,
+        (frame, time): (u64, Timestamp),
         sent: Option<Timestamp>,
         rto_max: Nanos,
-        path_max_retrans: u32,
+        thresholds: Thresholds,
     ) -> (bool, Option<Transition>) {
         let new_expiry = match (sent, self.last_expiry) {
             (Some(sent), Some(last)) => last <= sent,
@@ -239,6 +292,7 @@ impl PathState {
             return (false, None);
         }
         self.last_expiry = Some(time);
+        self.last_expiry_frame = frame;
         self.t3_expiries += 1;
         let before_clear = match (sent, self.last_clear) {
             (Some(sent), Some(cleared)) if sent < cleared => {
@@ -254,35 +308,62 @@ impl PathState {
         if before_clear {
             return (true, None);
         }
-        (true, self.record_error(path_max_retrans))
+        (true, self.record_error(thresholds))
+    }
+
+    /// The inferred state.
+    pub fn status(&self) -> PathStatus {
+        match (self.active, self.potentially_failed) {
+            (false, _) => PathStatus::Inactive,
+            (true, true) => PathStatus::PotentiallyFailed,
+            (true, false) => PathStatus::Active,
+        }
     }
 
     /// An unanswered HEARTBEAT or a T3 expiry of DATA last sent here
-    /// (RFC 9260 §8.2 error counter).
-    pub fn record_error(&mut self, path_max_retrans: u32) -> Option<Transition> {
+    /// (RFC 9260 §8.2 error counter): past PFMR the path is potentially
+    /// failed (RFC 7829 §4), past Path.Max.Retrans inactive. A PFMR at or
+    /// above Path.Max.Retrans never applies (RFC 7829 §4: PF is then off).
+    pub fn record_error(&mut self, thresholds: Thresholds) -> Option<Transition> {
         self.error_count += 1;
         self.max_error_count = self.max_error_count.max(self.error_count);
-        if self.active && self.error_count > path_max_retrans {
+        if self.active && self.error_count > thresholds.path_max_retrans {
             self.active = false;
+            self.potentially_failed = false;
             self.inactive_transitions += 1;
             return Some(Transition::BecameInactive(self.error_count));
+        }
+        let past_pf = thresholds
+            .pf_retrans
+            .is_some_and(|pf| self.error_count > pf);
+        if self.active && !self.potentially_failed && past_pf {
+            self.potentially_failed = true;
+            self.pf_transitions += 1;
+            return Some(Transition::BecamePotentiallyFailed(self.error_count));
         }
         None
     }
 
     /// A HEARTBEAT ACK for this path, or a SACK newly acknowledging DATA
-    /// sent on it, clears the error counter (RFC 9260 §8.3).
-    pub fn record_success(&mut self, time: Timestamp) -> Option<Transition> {
-        self.error_count = 0;
+    /// sent on it, clears the error counter (RFC 9260 §8.3) and makes a
+    /// potentially failed or inactive path active (RFC 7829 §4).
+    pub fn record_success(&mut self, time: Timestamp) -> Cleared {
+        let before = std::mem::replace(&mut self.error_count, 0);
         if self.last_clear != Some(time) {
             self.previous_clear = self.last_clear;
             self.last_clear = Some(time);
         }
-        if !self.active {
+        let transition = if !self.active || self.potentially_failed {
             self.active = true;
-            return Some(Transition::BecameActive);
+            self.potentially_failed = false;
+            Some(Transition::BecameActive)
+        } else {
+            None
+        };
+        Cleared {
+            error_count: (before > 0).then_some(before),
+            transition,
         }
-        None
     }
 }
 
@@ -309,18 +390,61 @@ mod tests {
     fn error_counter_transitions() {
         let a = IpAddr::V4(Ipv4Addr::LOCALHOST);
         let mut p = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
-        assert_eq!(p.record_error(1), None);
-        assert_eq!(p.record_error(1), Some(Transition::BecameInactive(2)));
-        assert_eq!(p.record_error(1), None);
+        let pmr1 = Thresholds {
+            path_max_retrans: 1,
+            pf_retrans: None,
+        };
+        assert_eq!(p.record_error(pmr1), None);
+        assert_eq!(p.record_error(pmr1), Some(Transition::BecameInactive(2)));
+        assert_eq!(p.record_error(pmr1), None);
         assert_eq!(
             p.record_success(Timestamp(0)),
-            Some(Transition::BecameActive)
+            Cleared {
+                error_count: Some(3),
+                transition: Some(Transition::BecameActive)
+            }
         );
         assert_eq!(p.max_error_count, 3);
+        assert_eq!(p.record_success(Timestamp(0)), Cleared::default());
+    }
+
+    #[test]
+    fn potentially_failed_before_inactive() {
+        // Linux's defaults: pf_enable 1, pf_retrans 0, Path.Max.Retrans 5.
+        let a = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        let mut p = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        let linux = Thresholds {
+            path_max_retrans: 5,
+            pf_retrans: Some(0),
+        };
+        assert_eq!(
+            p.record_error(linux),
+            Some(Transition::BecamePotentiallyFailed(1))
+        );
+        assert_eq!(p.status(), PathStatus::PotentiallyFailed);
+        for _ in 2..=5 {
+            assert_eq!(p.record_error(linux), None);
+        }
+        assert_eq!(p.record_error(linux), Some(Transition::BecameInactive(6)));
+        assert_eq!(p.status(), PathStatus::Inactive);
+        assert_eq!((p.pf_transitions, p.inactive_transitions), (1, 1));
+        // PFMR at or above PMR: no PF state (RFC 7829 §4).
+        let mut q = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        let off = Thresholds {
+            path_max_retrans: 1,
+            pf_retrans: Some(1),
+        };
+        assert_eq!(q.record_error(off), None);
+        assert_eq!(q.record_error(off), Some(Transition::BecameInactive(2)));
+        assert_eq!(q.pf_transitions, 0);
     }
 
     #[test]
     fn one_error_per_expiry() {
+        let pmr = |n| Thresholds {
+            path_max_retrans: n,
+            pf_retrans: None,
+        };
         let a = IpAddr::V4(Ipv4Addr::LOCALHOST);
         let mut p = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
         let rto_max = Nanos::from_millis(60_000);
@@ -328,33 +452,33 @@ mod tests {
         // One expiry at 1000 ms whose TSNs (sent up to 900 ms) leave over
         // 300 ms, while the window lets them out: one error.
         assert_eq!(
-            p.record_timeout(ms(1000), Some(ms(700)), rto_max, 1),
+            p.record_timeout((0, ms(1000)), Some(ms(700)), rto_max, pmr(1)),
             (true, None)
         );
         assert_eq!(
-            p.record_timeout(ms(1000), Some(ms(750)), rto_max, 1),
+            p.record_timeout((0, ms(1000)), Some(ms(750)), rto_max, pmr(1)),
             (false, None)
         );
         assert_eq!(
-            p.record_timeout(ms(1050), Some(ms(800)), rto_max, 1),
+            p.record_timeout((0, ms(1050)), Some(ms(800)), rto_max, pmr(1)),
             (false, None)
         );
         // A SACK in the middle clears the counter; the rest is the expiry
         // already counted.
         p.record_success(ms(1060));
         assert_eq!(
-            p.record_timeout(ms(1300), Some(ms(900)), rto_max, 1),
+            p.record_timeout((0, ms(1300)), Some(ms(900)), rto_max, pmr(1)),
             (false, None)
         );
         assert_eq!((p.error_count, p.t3_expiries), (0, 1));
         // The next expiries: of TSNs sent after the previous one (its own
         // retransmission included).
         assert_eq!(
-            p.record_timeout(ms(1400), Some(ms(1000)), rto_max, 1),
+            p.record_timeout((0, ms(1400)), Some(ms(1000)), rto_max, pmr(1)),
             (true, None)
         );
         assert_eq!(
-            p.record_timeout(ms(1800), Some(ms(1400)), rto_max, 1),
+            p.record_timeout((0, ms(1800)), Some(ms(1400)), rto_max, pmr(1)),
             (true, Some(Transition::BecameInactive(2)))
         );
         assert_eq!(p.t3_expiries, 3);
@@ -362,6 +486,10 @@ mod tests {
 
     #[test]
     fn an_expiry_held_back_past_a_clear_is_not_charged() {
+        let pmr = |n| Thresholds {
+            path_max_retrans: n,
+            pf_retrans: None,
+        };
         // bokor-failover, RTO.min = RTO.max = 200 ms: TSNs sent on the path
         // at 348 ms time out at 550 ms (the kernel's error count goes to
         // 2), but the packet that expiry sends carries another path's TSN;
@@ -373,42 +501,47 @@ mod tests {
         let rto_max = Nanos::from_millis(200);
         p.record_success(ms(97));
         assert_eq!(
-            p.record_timeout(ms(307), Some(ms(0)), rto_max, 2),
+            p.record_timeout((0, ms(307)), Some(ms(0)), rto_max, pmr(2)),
             (true, None)
         );
         assert_eq!(p.error_count, 1);
         p.record_success(ms(587));
         assert_eq!(
-            p.record_timeout(ms(587), Some(ms(348)), rto_max, 2),
+            p.record_timeout((0, ms(587)), Some(ms(348)), rto_max, pmr(2)),
             (true, None)
         );
         assert_eq!(p.error_count, 0, "it timed out before the clear");
         // The next ones count: 797, 1008 and the third, 1217 ms.
-        p.record_timeout(ms(797), Some(ms(587)), rto_max, 2);
-        p.record_timeout(ms(1008), Some(ms(797)), rto_max, 2);
+        p.record_timeout((0, ms(797)), Some(ms(587)), rto_max, pmr(2));
+        p.record_timeout((0, ms(1008)), Some(ms(797)), rto_max, pmr(2));
         assert_eq!(
-            p.record_timeout(ms(1217), Some(ms(1008)), rto_max, 2),
+            p.record_timeout((0, ms(1217)), Some(ms(1008)), rto_max, pmr(2)),
             (true, Some(Transition::BecameInactive(3)))
         );
         assert_eq!(p.t3_expiries, 5);
         // A TSN of an earlier expiry held back until after the last one
         // is not another expiry.
         assert_eq!(
-            p.record_timeout(ms(1437), Some(ms(589)), rto_max, 2),
+            p.record_timeout((0, ms(1437)), Some(ms(589)), rto_max, pmr(2)),
             (false, None)
         );
         // Without the sender's RTO.Max the held-back expiry counts.
         let mut q = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
         q.record_success(ms(97));
         q.record_success(ms(587));
-        q.record_timeout(ms(587), Some(ms(348)), Nanos::from_millis(60_000), 2);
+        q.record_timeout(
+            (0, ms(587)),
+            Some(ms(348)),
+            Nanos::from_millis(60_000),
+            pmr(2),
+        );
         assert_eq!(q.error_count, 1);
         // Nor does the rule apply when an acknowledgement after the send
         // may have restarted the timer.
         let mut r = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
         r.record_success(ms(500));
         r.record_success(ms(587));
-        r.record_timeout(ms(700), Some(ms(348)), rto_max, 2);
+        r.record_timeout((0, ms(700)), Some(ms(348)), rto_max, pmr(2));
         assert_eq!(r.error_count, 1);
     }
 }

@@ -169,6 +169,12 @@ impl TsnLedger {
         std::mem::take(&mut self.forgotten)
     }
 
+    /// Transmissions of `tsn` seen so far, while it is in the window.
+    pub(crate) fn transmissions(&self, tsn: u32) -> Option<u32> {
+        self.index(tsn)
+            .map(|i| u32::from(self.window[i].transmissions))
+    }
+
     pub fn on_data(
         &mut self,
         tsn: u32,
