@@ -137,6 +137,42 @@ function Core:set_tag(a, endpoint, tag)
   set3(self.by_tag, a.ports[1 - endpoint], a.ports[endpoint], tag, { a.id, 1 - endpoint })
 end
 
+-- The endpoint that sent a packet from src to dst by the addresses each
+-- endpoint is known to have: the one that has the source address (and not
+-- both), else the peer of the one that has the destination address (and not
+-- both); nil when the addresses do not tell. Mirrors the analyzer's
+-- track::demux::sender_by_addresses.
+local function sender_by_addresses(a, src, dst)
+  local s0, s1 = a.ep[0].addrs[src] ~= nil, a.ep[1].addrs[src] ~= nil
+  if s0 ~= s1 then return s0 and 0 or 1 end
+  local d0, d1 = a.ep[0].addrs[dst] ~= nil, a.ep[1].addrs[dst] ~= nil
+  if d0 ~= d1 then return d0 and 1 or 0 end
+  return nil
+end
+
+-- The sending endpoint of a packet whose tag-table entry named `found`.
+-- With the same port on both sides, the tag table's key (ports, tag) is the
+-- same for both directions when both endpoints use the same tag (equal
+-- Initiate Tags, RFC 9260 §5.3.1) or one tag is still unknown (mid-stream):
+-- only the addresses tell the directions apart, and with neither address
+-- known to exactly one endpoint, endpoint 0 sent it (docs/metrics.md).
+-- Mirrors the analyzer's Tracker::sender_on_equal_ports.
+function Core:sender_on_equal_ports(a, found, reflected, sport, dport, vtag, src, dst)
+  if sport ~= dport then return found end
+  local other = 1 - found
+  -- The tag a packet sent by `other` would carry: its peer's tag, or with
+  -- the T bit its own (RFC 9260 §8.5.1).
+  local tag_for_other
+  if reflected then tag_for_other = a.tags[other] else tag_for_other = a.tags[found] end
+  if tag_for_other ~= nil and tag_for_other ~= vtag then return found end
+  local sender = sender_by_addresses(a, src, dst) or 0
+  if sender == other and tag_for_other == nil then
+    -- The first packet the other way supplies that direction's tag.
+    if reflected then self:set_tag(a, other, vtag) else self:set_tag(a, found, vtag) end
+  end
+  return sender
+end
+
 -- Finds or creates the association of a packet; returns it and the
 -- sending endpoint. ftype, fflags, finit: the first chunk's type, flags and
 -- initiate tag when it is a well-formed INIT, INIT ACK, ABORT or SHUTDOWN
@@ -161,8 +197,9 @@ function Core:locate(sport, dport, vtag, ftype, fflags, finit, src, dst, frame)
     local hit = get3(self.by_tag, sport, dport, vtag)
     if hit then
       local a = self.assocs[hit[1] + 1]
-      self:set_tag(a, hit[2], finit)
-      return a, hit[2]
+      local sender = self:sender_on_equal_ports(a, hit[2], false, sport, dport, vtag, src, dst)
+      self:set_tag(a, sender, finit)
+      return a, sender
     end
     local a = self:create({ [0] = dport, [1] = sport }, frame)
     self:set_tag(a, 0, vtag)
@@ -172,10 +209,16 @@ function Core:locate(sport, dport, vtag, ftype, fflags, finit, src, dst, frame)
   local reflected = (ftype == ABORT or ftype == SHUTDOWN_COMPLETE) and fflags % 2 == 1
   if reflected then
     local hit = get3(self.by_tag, dport, sport, vtag)
-    if hit then return self.assocs[hit[1] + 1], 1 - hit[2] end
+    if hit then
+      local a = self.assocs[hit[1] + 1]
+      return a, self:sender_on_equal_ports(a, 1 - hit[2], true, sport, dport, vtag, src, dst)
+    end
   else
     local hit = get3(self.by_tag, sport, dport, vtag)
-    if hit then return self.assocs[hit[1] + 1], hit[2] end
+    if hit then
+      local a = self.assocs[hit[1] + 1]
+      return a, self:sender_on_equal_ports(a, hit[2], false, sport, dport, vtag, src, dst)
+    end
   end
   local ids = self.by_ports[pair(sport, dport)] or {}
   for i = #ids, 1, -1 do
@@ -261,7 +304,9 @@ function Core:packet(frame, sec, nsec, src, dst, s, i0, n)
   local a, sender
   if not ftype then
     -- Most packets: an association's known tag (locate's first lookup).
-    local by_ports = self.by_tag[sport * 65536 + dport]
+    -- With equal ports the key does not tell the directions apart: locate
+    -- decides.
+    local by_ports = sport ~= dport and self.by_tag[sport * 65536 + dport]
     local hit = by_ports and by_ports[vtag]
     if hit then a, sender = self.assocs[hit[1] + 1], hit[2] end
   end

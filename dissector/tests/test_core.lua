@@ -119,6 +119,43 @@ t.test("a packet inside a larger string reads as the string alone", function()
   t.eq(b.views[2].direction, "0>1")
 end)
 
+t.test("equal tags on equal ports: the addresses tell the directions apart", function()
+  local A1, A2, B1, B2 = "\10\0\0\1", "\10\0\0\2", "\10\0\1\1", "\10\0\1\2"
+  local T = 0x15fb59e2
+  local function check(c, want)
+    t.eq(#c.assocs, 1)
+    for f, d in ipairs(want) do
+      t.eq(c.views[f].direction, d, "frame " .. f)
+      for _, e in ipairs(c.ann[f] and c.ann[f].events or {}) do
+        t.eq(e ~= "retransmission", true, "frame " .. f .. " retransmission")
+      end
+    end
+  end
+  -- Mid-stream, both peers multihomed: a new source address is placed by
+  -- its destination, known to one endpoint.
+  local c = Core.new()
+  c:packet(1, 0, 1, A1, B1, pkt(T, data(10)))
+  c:packet(2, 0, 2, B1, A1, pkt(T, sack(10), data(70)))
+  c:packet(3, 0, 3, A1, B1, pkt(T, sack(70)))
+  c:packet(4, 0, 4, A2, B1, pkt(T, data(11)))
+  c:packet(5, 0, 5, B2, A1, pkt(T, sack(11)))
+  c:packet(6, 0, 6, B2, A2, pkt(T, data(71)))
+  c:packet(7, 0, 7, A2, B2, pkt(T, sack(71)))
+  check(c, { "0>1", "1>0", "0>1", "0>1", "1>0", "1>0", "0>1" })
+  -- From the INIT, Initiate Tags equal by chance; an ABORT with the T bit
+  -- (its sender's own tag) from the INIT's receiver.
+  c = Core.new()
+  c:packet(1, 0, 1, A1, B1, pkt(0, init(1, T, 100)))
+  c:packet(2, 0, 2, B1, A1, pkt(T, init(2, T, 500)))
+  c:packet(3, 0, 3, A1, B1, pkt(T, chunk(10, "\1\2\3\4")))
+  c:packet(4, 0, 4, B1, A1, pkt(T, chunk(11, "")))
+  c:packet(5, 0, 5, A1, B1, pkt(T, data(100)))
+  c:packet(6, 0, 6, B1, A1, pkt(T, sack(100), data(500)))
+  c:packet(7, 0, 7, A1, B1, pkt(T, sack(500), data(101)))
+  c:packet(8, 0, 8, B1, A1, pkt(T, "\6\1\0\4"))
+  check(c, { "0>1", "1>0", "0>1", "1>0", "0>1", "1>0", "0>1", "1>0" })
+end)
+
 t.test("garbage never raises", function()
   local c = Core.new()
   for i = 1, 200 do

@@ -8,6 +8,7 @@ use crate::events::{AddressSource, AssocId, EndpointId, Event, EventKind, EventS
 use crate::time::Timestamp;
 use crate::wire::sctp::Packet as SctpPacket;
 use crate::wire::sctp_chunk::{chunk_type, Chunk, InitChunk, FLAG_T};
+use std::net::IpAddr;
 
 /// Key of the verification-tag table: a packet from `src_port` to
 /// `dst_port` carrying `tag` belongs to (association, sending endpoint).
@@ -15,6 +16,19 @@ pub(crate) type TagKey = (u16, u16, u32);
 
 pub(super) fn port_pair(a: u16, b: u16) -> (u16, u16) {
     (a.min(b), a.max(b))
+}
+
+/// The endpoint that sent a packet from `src` to `dst`, by the addresses
+/// each endpoint is known to have: the one that has the source address
+/// (and not both), else the peer of the one that has the destination
+/// address (and not both); None when the addresses do not tell.
+fn sender_by_addresses(a: &Association, src: IpAddr, dst: IpAddr) -> Option<EndpointId> {
+    let owner = |address: IpAddr| match (a.endpoints[0].has(address), a.endpoints[1].has(address)) {
+        (true, false) => Some(0),
+        (false, true) => Some(1),
+        _ => None,
+    };
+    owner(src).or_else(|| owner(dst).map(|receiver| 1 - receiver))
 }
 
 impl Tracker {
@@ -51,7 +65,8 @@ impl Tracker {
             return Some((id, 0));
         }
         if let (Some(chunk_type::INIT_ACK), Some(tag)) = (first_type, initiate_tag) {
-            if let Some(&(id, sender)) = self.by_tag.get(&(sport, dport, vtag)) {
+            if let Some(&(id, found)) = self.by_tag.get(&(sport, dport, vtag)) {
+                let sender = self.sender_on_equal_ports(id, found, false, (sport, dport), vtag, dg);
                 self.set_tag(id, sender, tag);
                 return Some((id, sender));
             }
@@ -69,9 +84,12 @@ impl Tracker {
             // RFC 9260 §8.5.1: the tag is the sender's own, i.e. the one
             // carried by packets sent *to* the sender.
             if let Some(&(id, to_sender)) = self.by_tag.get(&(dport, sport, vtag)) {
-                return Some((id, 1 - to_sender));
+                let found = 1 - to_sender;
+                let sender = self.sender_on_equal_ports(id, found, true, (sport, dport), vtag, dg);
+                return Some((id, sender));
             }
-        } else if let Some(&(id, sender)) = self.by_tag.get(&(sport, dport, vtag)) {
+        } else if let Some(&(id, found)) = self.by_tag.get(&(sport, dport, vtag)) {
+            let sender = self.sender_on_equal_ports(id, found, false, (sport, dport), vtag, dg);
             return Some((id, sender));
         }
         // A half-known association whose tag for this direction is unknown.
@@ -90,6 +108,56 @@ impl Tracker {
             self.set_tag(id, 1, vtag);
         }
         Some((id, 0))
+    }
+
+    /// The sending endpoint of a packet whose tag-table entry named
+    /// `found`, when the table cannot tell the directions apart.
+    ///
+    /// A tag-table key is (source port, destination port, tag): with the
+    /// same port on both sides, a packet one way and a packet the other way
+    /// carrying the same tag have the same key. Both endpoints then use the
+    /// same tag (their Initiate Tags are equal, which RFC 9260 §5.3.1 leaves
+    /// to chance: each is random) or the tag of one of them is still
+    /// unknown (mid-stream, before the first packet the other way). Then
+    /// only the addresses tell the directions apart: the endpoint that has
+    /// the packet's source address sent it; failing that (a source address
+    /// never seen, as after an unannounced handover of a multihomed peer),
+    /// the endpoint that has its destination address received it; with
+    /// neither address known to exactly one endpoint, endpoint 0 sent it
+    /// (like the first packet of a mid-stream association: docs/metrics.md).
+    fn sender_on_equal_ports(
+        &mut self,
+        id: AssocId,
+        found: EndpointId,
+        reflected: bool,
+        (sport, dport): (u16, u16),
+        vtag: u32,
+        dg: &SctpDatagram<'_>,
+    ) -> EndpointId {
+        if sport != dport {
+            return found;
+        }
+        let a = &self.associations[id];
+        let other = 1 - found;
+        // The tag a packet sent by `other` would carry: its peer's tag, or
+        // with the T bit its own (RFC 9260 §8.5.1).
+        let tag_for_other = if reflected {
+            a.endpoints[other].verification_tag
+        } else {
+            a.endpoints[found].verification_tag
+        };
+        if tag_for_other.is_some_and(|t| t != vtag) {
+            // The tags differ: the table's answer is the only one possible.
+            return found;
+        }
+        let sender = sender_by_addresses(a, dg.src, dg.dst).unwrap_or(0);
+        if sender == other && tag_for_other.is_none() {
+            // The first packet the other way supplies that direction's tag,
+            // as a tag-table miss would have through the half-known table.
+            let endpoint = if reflected { other } else { found };
+            self.set_tag(id, endpoint, vtag);
+        }
+        sender
     }
 
     /// The newest open association on these ports whose tag for this

@@ -115,6 +115,27 @@ pub fn public_captures_dir() -> PathBuf {
     dir
 }
 
+/// `shared/public-captures` beside the repository clone, or None when it
+/// is absent: the test is then skipped with one line naming the folder. On
+/// CI (`CI=true`), where the folder is always there, its absence fails.
+pub fn public_captures_if_present() -> Option<PathBuf> {
+    let dir = repo_root().join("../shared/public-captures");
+    if dir.join("INDEX.tsv").is_file() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "public captures not found: expected {}/INDEX.tsv (CI=true: not skipped)",
+        dir.display()
+    );
+    eprintln!(
+        "skipped: public captures not found in {} (the shared directory \
+         `shared/public-captures` beside the repository clone)",
+        dir.display()
+    );
+    None
+}
+
 /// Every capture INDEX.tsv lists in [`public_captures_dir`].
 pub fn public_capture_files() -> Vec<PathBuf> {
     let dir = public_captures_dir();
