@@ -118,11 +118,13 @@ install-c-plugin: setup
 	cp "$$(SCTPHO_PROFILE=release dissector/c/build.sh)" $(PLUGIN_DIR)/4.0/epan/sctpho.so
 
 ## Regenerate sample-captures/ from every shipped scenario (about a minute).
+## --allow-invalid: honda-dad / honda-nodad are kept to show their
+## SET-PRIMARY and DELETE-IP never taking effect (docs/harness.md).
 samples: build
 	@set -e; tmp=$$(mktemp -d); \
 	for s in harness/scenarios/*.toml; do \
 	  name=$$(basename $$s .toml); \
-	  if $(RELEASE_BIN)/sctp-harness replay $$s --out $$tmp; then \
+	  if $(RELEASE_BIN)/sctp-harness replay $$s --out $$tmp --allow-invalid; then \
 	    mkdir -p sample-captures/$$name; \
 	    cp $$tmp/$$name/default/r01/{mn.pcap,cn.pcap,events.jsonl,scenario.toml,meta.json} sample-captures/$$name/; \
 	  fi; \

@@ -210,7 +210,10 @@ def main():
             close(number(line["ms"]), r[line["column"]], f"{found[0]} {line['column']}", problems)
             checked += 1
 
-    # The comparison tables: every group, every statistic.
+    # The comparison tables: every group, every statistic. Invalid harness
+    # runs (a scripted action did not take effect) are drawn but left out
+    # of the statistics.
+    rows = [r for r in rows if r.get("run_valid") is not False]
     by_group = {}
     if by:
         for x in rows:

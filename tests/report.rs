@@ -351,3 +351,80 @@ fn bad_inputs_and_empty_groups_are_listed_never_dropped() {
         "{stderr}"
     );
 }
+
+/// A harness run whose script did not take effect (meta.json `valid:
+/// false`, as the harness writes for honda-nodad, whose SET-PRIMARY and
+/// DELETE-IP never reach the CN) is drawn with a warning but left out of
+/// the statistics and listed with its reason; a run recorded before the
+/// check and without the kernel's view stays in, and the summary says so.
+#[test]
+fn invalid_harness_runs_are_left_out_of_the_statistics() {
+    let dir = common::tempdir("report-invalid");
+    let runs = dir.join("runs");
+    let reasons = [
+        "set_peer_primary 2001:db8::102 at +1.00 s: no SCTP_ADDR_MADE_PRIM at the cn within 2 s",
+        "bindx_remove 2001:db8::101 at +1.00 s: no SCTP_ADDR_REMOVED at the cn within 2 s",
+    ];
+    for name in ["honda-nodad", "koh-kim-1"] {
+        let to = runs.join(name);
+        std::fs::create_dir_all(&to).expect("run dir");
+        let from = common::repo_root().join("sample-captures").join(name);
+        for f in [
+            "mn.pcap",
+            "cn.pcap",
+            "events.jsonl",
+            "scenario.toml",
+            "meta.json",
+        ] {
+            std::fs::copy(from.join(f), to.join(f)).expect("copy");
+        }
+    }
+    let meta_path = runs.join("honda-nodad/meta.json");
+    let mut meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta_path).expect("meta")).expect("JSON");
+    meta["valid"] = Value::Bool(false);
+    meta["invalid_reasons"] = reasons.iter().map(|r| Value::from(*r)).collect();
+    std::fs::write(&meta_path, meta.to_string()).expect("write meta");
+
+    let html = dir.join("r.html");
+    let o = run(&[
+        "report",
+        path(&runs),
+        "--by",
+        "scenario",
+        "-o",
+        path(&html),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let assets = dir.join("r-assets");
+    check(
+        &html,
+        &assets,
+        &assets.join("tables"),
+        &["--by", "scenario"],
+    );
+    let excluded = csv_rows(&assets.join("excluded.csv"));
+    for side in ["mn", "cn"] {
+        let row = excluded
+            .iter()
+            .find(|r| r[0].ends_with(&format!("honda-nodad/{side}.pcap")))
+            .unwrap_or_else(|| panic!("honda-nodad {side} not listed: {excluded:?}"));
+        assert_eq!(
+            row[1..].join(","),
+            format!(
+                "invalid harness run (its script did not take effect): {}",
+                reasons.join("; ")
+            )
+        );
+    }
+    let groups: Vec<String> = csv_rows(&assets.join("comparison-data_interrupt.csv"))
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
+    assert_eq!(groups, ["koh-kim-1"], "honda-nodad has no group");
+    let page = std::fs::read_to_string(&html).expect("html");
+    assert!(page.contains("2 captures of invalid harness runs left out of the statistics"));
+    assert!(page.contains("Invalid harness run, left out of the statistics"));
+    assert!(page.contains("2 captures of harness runs whose script could not be checked"));
+}

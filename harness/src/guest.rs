@@ -1,11 +1,13 @@
 //! Runs inside the UML guest: builds the topology, starts one tcpdump per
 //! endpoint namespace, runs the CN and MN endpoints, and stops everything,
 //! writing meta.json. Any failure is reported in meta.json and the exit
-//! status.
+//! status; whether the scripted actions took effect is checked from the
+//! event log (`valid`, `invalid_reasons`; sctp_handover_harness_check).
 
 use crate::scenario::Scenario;
 use crate::topology::{self, CN, MN};
 use anyhow::{bail, Context};
+use sctp_handover_harness_check::check_run_dir;
 use serde_json::json;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -257,10 +259,22 @@ pub fn run(run_dir: &Path, modroot: &Path, watch: Option<&Path>) -> anyhow::Resu
         Err(e) => (false, Some(format!("{e:#}")), None),
     };
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    // Whether the script happened, from the kernel's view the endpoints
+    // logged (both have exited: the log is complete). A log that cannot
+    // be read or parsed makes the run invalid, never valid.
+    let (valid, invalid_reasons) = match check_run_dir(run_dir) {
+        Ok(v) => (v.valid(), v.reasons().to_vec()),
+        Err(e) => (
+            Some(false),
+            vec![format!("the check could not be made: {e}")],
+        ),
+    };
     let meta = json!({
         "scenario": scenario.name,
         "ok": ok,
         "error": error,
+        "valid": valid,
+        "invalid_reasons": invalid_reasons,
         "kernel": kernel.trim(),
         "kernel_hz": 100,
         "tcpdump_dropped": drops.map(|d| json!({"mn": d.mn, "cn": d.cn})),

@@ -3,6 +3,7 @@
 
 use crate::scenario::Scenario;
 use anyhow::{bail, Context};
+use sctp_handover_harness_check::{run_verdict, Verdict};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -92,7 +93,11 @@ fn module_root(tmp: &Path) -> anyhow::Result<PathBuf> {
 }
 
 pub struct RunResult {
+    pub dir: PathBuf,
+    /// The run itself worked (meta.json `ok`).
     pub ok: bool,
+    /// Whether its scripted actions took effect (meta.json `valid`).
+    pub verdict: Verdict,
 }
 
 pub fn replay(opts: &ReplayOptions) -> anyhow::Result<Vec<RunResult>> {
@@ -145,8 +150,22 @@ pub fn replay(opts: &ReplayOptions) -> anyhow::Result<Vec<RunResult>> {
                 &tmp,
                 opts.timeout,
             )?;
+            // The guest wrote the verdict into meta.json; a guest that died
+            // before that leaves it to be checked here.
+            let verdict = run_verdict(&dir).unwrap_or_else(|e| {
+                Verdict::Invalid(vec![format!("the check could not be made: {e}")])
+            });
+            let invalid = match &verdict {
+                Verdict::Valid => String::new(),
+                Verdict::Invalid(r) => format!(
+                    ", invalid: {} scripted action{} did not take effect",
+                    r.len(),
+                    if r.len() == 1 { "" } else { "s" }
+                ),
+                Verdict::Unchecked(_) => ", not checked: no kernel view in events.jsonl".into(),
+            };
             eprintln!(
-                "{} {} ({:.1} s){}",
+                "{} {} ({:.1} s){}{invalid}",
                 if ok { "ok  " } else { "FAIL" },
                 dir.display(),
                 started.elapsed().as_secs_f64(),
@@ -156,7 +175,7 @@ pub fn replay(opts: &ReplayOptions) -> anyhow::Result<Vec<RunResult>> {
                     format!(": {message}")
                 }
             );
-            results.push(RunResult { ok });
+            results.push(RunResult { dir, ok, verdict });
         }
     }
     let _ = std::fs::remove_dir_all(&tmp);

@@ -46,6 +46,19 @@ fn koh_kim_1_replays_on_the_kernel_and_is_analysed() {
             .expect("JSON");
     assert_eq!(meta["ok"], true);
     assert_eq!(meta["tcpdump_dropped"]["mn"], 0);
+    // ADD-IP, SET-PRIMARY and DELETE-IP all reached the CN's kernel.
+    assert_eq!(meta["valid"], true, "{}", meta["invalid_reasons"]);
+    assert_eq!(meta["invalid_reasons"], serde_json::json!([]));
+    let verify = Command::new(env!("CARGO_BIN_EXE_sctp-harness"))
+        .arg("verify")
+        .arg(&run)
+        .output()
+        .expect("sctp-harness verify runs");
+    assert!(verify.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&verify.stdout),
+        format!("{}: valid\n", run.display())
+    );
 
     // tshark: three ASCONFs and three ASCONF-ACKs, and a HEARTBEAT to the
     // added address answered by a HEARTBEAT ACK.

@@ -539,6 +539,15 @@ fn sweep_section(
     Ok(s)
 }
 
+/// A column's values as text, or all null when the table has no such
+/// column (written before it existed).
+fn optional_text(df: &DataFrame, column: &str) -> anyhow::Result<Vec<Option<String>>> {
+    if df.column(column).is_err() {
+        return Ok(vec![None; df.height()]);
+    }
+    stats::text_values(df, column)
+}
+
 fn concat(frames: Vec<DataFrame>) -> anyhow::Result<Option<DataFrame>> {
     if frames.is_empty() {
         return Ok(None);
@@ -603,7 +612,16 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
     let file_sources = stats::text_values(&files, "source")?;
     let statuses = stats::text_values(&files, "status")?;
     let errors = stats::text_values(&files, "error")?;
+    // Harness runs whose script did not take effect measured something
+    // else than their scenario (docs/harness.md): out of the statistics.
+    // Tables written before the columns existed have none.
+    let run_valid = optional_text(&files, "run_valid")?;
+    let run_reasons = optional_text(&files, "run_invalid_reason")?;
     let mut usable: Vec<String> = Vec::new();
+    // Invalid runs' captures and why; still drawn per capture, with a warning.
+    let mut invalid_runs: std::collections::HashMap<String, String> =
+        std::collections::HashMap::new();
+    let mut unchecked = 0;
     let mut seen: HashSet<String> = HashSet::new();
     for i in 0..files.height() {
         let src = file_sources[i].clone().unwrap_or_default();
@@ -612,8 +630,23 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
                 "{src} is in more than one input; its rows are counted once per input."
             ));
         }
+        let reason = run_reasons[i].clone().unwrap_or_default();
         match statuses[i].as_deref() {
-            Some("ok") | Some("truncated") => usable.push(src),
+            Some("ok") | Some("truncated") if run_valid[i].as_deref() == Some("false") => {
+                doc.excluded.push(Excluded {
+                    input: src.clone(),
+                    reason: format!(
+                        "invalid harness run (its script did not take effect): {reason}"
+                    ),
+                });
+                invalid_runs.insert(src, reason);
+            }
+            Some("ok") | Some("truncated") => {
+                if run_valid[i].is_none() && !reason.is_empty() {
+                    unchecked += 1;
+                }
+                usable.push(src)
+            }
             status => doc.excluded.push(Excluded {
                 input: src,
                 reason: format!(
@@ -624,6 +657,32 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
             }),
         }
     }
+    if !invalid_runs.is_empty() {
+        doc.summary.push(format!(
+            "{} capture{} of invalid harness runs left out of the statistics: a scripted \
+             action did not take effect (listed under Inputs left out).",
+            invalid_runs.len(),
+            if invalid_runs.len() == 1 { "" } else { "s" }
+        ));
+    }
+    if unchecked > 0 {
+        doc.summary.push(format!(
+            "{unchecked} capture{} of harness runs whose script could not be checked (their \
+             events.jsonl has no kernel view) are in the statistics.",
+            if unchecked == 1 { "" } else { "s" }
+        ));
+    }
+    let all_handovers = match all_handovers {
+        Some(df) if !invalid_runs.is_empty() => {
+            let sources = stats::text_values(&df, "source")?;
+            Some(stats::mask(&df, |i| {
+                sources[i]
+                    .as_ref()
+                    .is_none_or(|s| !invalid_runs.contains_key(s))
+            })?)
+        }
+        other => other,
+    };
     let had_handovers: HashSet<String> = match &all_handovers {
         Some(df) => stats::sources(df)?.into_iter().collect(),
         None => HashSet::new(),
@@ -705,7 +764,7 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
         let usable: HashSet<&String> = usable.iter().collect();
         let drawn: Vec<&Input> = captures
             .iter()
-            .filter(|c| usable.contains(&c.source))
+            .filter(|c| usable.contains(&c.source) || invalid_runs.contains_key(&c.source))
             .collect();
         if drawn.len() > config.max_captures {
             doc.summary.push(format!(
@@ -733,6 +792,15 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
             let mut sections = capture_section(&trace, &options.handover.anchors)?;
             if let (Some(e), Some(first)) = (error, sections.first_mut()) {
                 first.text(format!("Not drawn: {e}"));
+            }
+            if let (Some(why), Some(first)) =
+                (invalid_runs.get(&input.source), sections.first_mut())
+            {
+                first.text(format!(
+                    "Invalid harness run, left out of the statistics: a scripted action did \
+                     not take effect ({why}). Its switches are not the handover its scenario \
+                     scripts."
+                ));
             }
             doc.sections.extend(sections);
         }

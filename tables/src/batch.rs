@@ -251,6 +251,8 @@ pub fn provenance(input: &Input, params: &[(String, ParamType)]) -> Provenance {
         scenario: run.and_then(|r| r.scenario.clone()),
         repetition: run.and_then(|r| r.repetition),
         capture_side: run.and_then(|r| r.side.clone()),
+        run_valid: run.and_then(|r| r.valid),
+        run_invalid_reason: run.and_then(|r| r.invalid_reason.clone()),
         params: params
             .iter()
             .map(|(name, ty)| {

@@ -1,9 +1,11 @@
 //! Finding the inputs: paths given on the command line, directories walked
 //! recursively, captures told from other files by their magic numbers; and
 //! what the replay harness left beside each capture (scenario, swept
-//! parameters, repetition, ground-truth events).
+//! parameters, repetition, ground-truth events, whether the run's script
+//! took effect).
 
 use sctp_handover::capture::{sniff, Sniff};
+use sctp_handover_harness_check::{check_run_dir, Verdict};
 use std::path::{Path, PathBuf};
 
 /// Files the harness writes beside its captures: not inputs of their own.
@@ -56,6 +58,13 @@ pub struct HarnessRun {
     pub params: Vec<(String, String)>,
     /// The harness's ground-truth event log beside the capture.
     pub events: Option<PathBuf>,
+    /// Whether the run's scripted actions took effect (meta.json `valid`,
+    /// or checked from events.jsonl for a run recorded before the harness
+    /// checked it); None when it cannot be told.
+    pub valid: Option<bool>,
+    /// Why not (`; `-separated, one per action), or why it cannot be
+    /// told; None when valid.
+    pub invalid_reason: Option<String>,
 }
 
 /// Where finding inputs went wrong without stopping the rest.
@@ -193,13 +202,39 @@ pub fn harness_run(capture: &Path) -> Option<HarnessRun> {
         .map(|s| s.to_string_lossy().into_owned())
         .filter(|s| s == "mn" || s == "cn");
     let events = Some(dir.join("events.jsonl")).filter(|p| p.is_file());
+    let (valid, invalid_reason) = run_validity(dir, meta.as_deref(), events.is_some());
     Some(HarnessRun {
         scenario,
         repetition,
         side,
         params,
         events,
+        valid,
+        invalid_reason,
     })
+}
+
+/// `(run_valid, run_invalid_reason)` of the run in `dir`: what its
+/// meta.json records, else the harness's check of its events.jsonl (the
+/// same function the harness runs), else unknown.
+fn run_validity(
+    dir: &Path,
+    meta: Option<&str>,
+    has_events: bool,
+) -> (Option<bool>, Option<String>) {
+    let recorded = meta
+        .and_then(|m| serde_json::from_str::<serde_json::Value>(m).ok())
+        .and_then(|m| Verdict::from_meta(&m));
+    let verdict = match recorded {
+        Some(v) => v,
+        None if has_events => match check_run_dir(dir) {
+            Ok(v) => v,
+            Err(e) => return (None, Some(format!("the check could not be made: {e}"))),
+        },
+        None => return (None, None),
+    };
+    let reason = (!verdict.reasons().is_empty()).then(|| verdict.reasons().join("; "));
+    (verdict.valid(), reason)
 }
 
 /// `rto=200,pmr=2` → [("rto", "200"), ("pmr", "2")]; anything else → none.
@@ -227,6 +262,51 @@ mod tests {
         );
         assert!(parse_set("default").is_empty());
         assert!(parse_set("rto=200,oops").is_empty());
+    }
+
+    #[test]
+    fn a_run_is_valid_by_its_meta_json_or_by_the_check_of_its_events() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        // Recorded before the harness checked runs: checked now. Honda's
+        // SET-PRIMARY and DELETE-IP never reached the CN's kernel.
+        let honda = harness_run(
+            &root.join("reports/reproduction/runs/honda/honda-nodad/default/r01/mn.pcap"),
+        )
+        .expect("a harness run");
+        assert_eq!(honda.valid, Some(false));
+        assert_eq!(
+            honda.invalid_reason.as_deref(),
+            Some(
+                "set_peer_primary 2001:db8::102 at +1.00 s: no SCTP_ADDR_MADE_PRIM at the cn \
+                 within 2 s, its primary stayed 2001:db8::101; bindx_remove 2001:db8::101 at \
+                 +1.00 s: no SCTP_ADDR_REMOVED at the cn within 2 s"
+            )
+        );
+        let koh = harness_run(
+            &root.join("reports/reproduction/runs/koh-kim-1/koh-kim-1/delay=5/r01/cn.pcap"),
+        )
+        .expect("a harness run");
+        assert_eq!((koh.valid, koh.invalid_reason), (Some(true), None));
+        // A log without the kernel's view cannot show an ASCONF arrived.
+        let sample = harness_run(&root.join("sample-captures/koh-kim-1/mn.pcap")).expect("run");
+        assert_eq!(sample.valid, None);
+        assert!(sample
+            .invalid_reason
+            .is_some_and(|r| r.contains("cannot be checked")));
+        // meta.json's verdict is taken as recorded.
+        let dir = std::env::temp_dir().join(format!("tables-run-valid-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        std::fs::write(
+            dir.join("meta.json"),
+            r#"{"scenario": "x", "ok": true, "valid": false, "invalid_reasons": ["a", "b"]}"#,
+        )
+        .expect("meta");
+        let run = harness_run(&dir.join("mn.pcap")).expect("run");
+        assert_eq!(
+            (run.valid, run.invalid_reason.as_deref()),
+            (Some(false), Some("a; b"))
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

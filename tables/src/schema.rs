@@ -81,6 +81,18 @@ pub const PROVENANCE: &[Col] = &[
         "",
         "`mn` or `cn` for a harness capture named mn.pcap / cn.pcap; null elsewhere",
     ),
+    col(
+        "run_valid",
+        Ty::Bool,
+        "",
+        "the harness run's scripted actions all took effect, by the kernel's view (meta.json `valid`, or checked from events.jsonl for older runs; docs/harness.md); false: the run measured something else than its scenario; null when not a harness run or not checkable",
+    ),
+    col(
+        "run_invalid_reason",
+        Ty::Str,
+        "",
+        "why the run is invalid, one reason per action that did not take effect (`; `-separated), or why it could not be checked; null when valid or not a harness run",
+    ),
 ];
 
 /// Prefix of a swept harness parameter's column (`param_rto`, `param_pmr`):
@@ -93,7 +105,9 @@ pub const PARAM_PREFIX: &str = "param_";
 /// a rerun redoes the parts of an earlier format instead of mixing them.
 /// 1: time columns carry their UTC zone (Parquet `isAdjustedToUTC`, Arrow
 /// `timestamp[ns, tz=UTC]`, RFC 3339 with `+00:00` in JSON lines).
-pub const FORMAT_REVISION: u32 = 1;
+/// 2: the provenance columns `run_valid`, `run_invalid_reason` (parts
+/// without them would read as runs of unknown validity).
+pub const FORMAT_REVISION: u32 = 2;
 
 pub const FILES: Table = Table {
     name: "files",

@@ -89,6 +89,9 @@ pub struct Provenance {
     pub scenario: Option<String>,
     pub repetition: Option<u64>,
     pub capture_side: Option<String>,
+    /// Whether the harness run's scripted actions took effect.
+    pub run_valid: Option<bool>,
+    pub run_invalid_reason: Option<String>,
     /// (column name without prefix, value or null), in the run's column
     /// order, with each column's type fixed for the whole run.
     pub params: Vec<(String, ParamType, Option<ParamValue>)>,
@@ -134,6 +137,17 @@ pub fn take_frame(rows: &mut Rows, p: &Provenance) -> PolarsResult<DataFrame> {
     columns.push(constant_str(
         "capture_side",
         p.capture_side.as_deref(),
+        height,
+    ));
+    columns.push(constant(
+        "run_valid",
+        DataType::Boolean,
+        p.run_valid.map_or(AnyValue::Null, AnyValue::Boolean),
+        height,
+    ));
+    columns.push(constant_str(
+        "run_invalid_reason",
+        p.run_invalid_reason.as_deref(),
         height,
     ));
     for (name, ty, value) in &p.params {
@@ -425,6 +439,8 @@ mod tests {
             scenario: None,
             repetition: None,
             capture_side: None,
+            run_valid: None,
+            run_invalid_reason: None,
             params: Vec::new(),
         };
         let mut writer = PartWriter::new(path.to_owned(), TableFormat::PARQUET);
