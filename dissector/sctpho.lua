@@ -33,6 +33,10 @@ local F = {
   asconf_request_frame = framenum("sctpho.asconf.request_frame", "ASCONF in frame", frametype and frametype.REQUEST),
   asconf_rtt = ProtoField.double("sctpho.asconf.rtt", "ASCONF round trip (ms)"),
   asconf_result = ProtoField.string("sctpho.asconf.result", "ASCONF result (correlation id, request, outcome)"),
+  asconf_retransmission = ProtoField.bool("sctpho.asconf.retransmission", "ASCONF retransmission (serial sent before)"),
+  asconf_transmission = ProtoField.uint32("sctpho.asconf.transmission", "ASCONF transmission of the serial (1: first)"),
+  asconf_first_frame = framenum("sctpho.asconf.first_frame", "First transmission of the serial in frame"),
+  asconf_repeated = ProtoField.bool("sctpho.asconf.repeated", "ASCONF-ACK repeated (serial answered before)"),
   hb_ack_frame = framenum("sctpho.hb.ack_frame", "HEARTBEAT ACK in frame", frametype and frametype.RESPONSE),
   hb_request_frame = framenum("sctpho.hb.request_frame", "HEARTBEAT in frame", frametype and frametype.REQUEST),
   hb_rtt = ProtoField.double("sctpho.hb.rtt", "Heartbeat RTT of the probed path (ms)"),
@@ -55,8 +59,9 @@ local E = {
   unconfirmed = ProtoExpert.new("sctpho.expert.unconfirmed", "DATA to an unconfirmed address", expert.group.SEQUENCE, expert.severity.NOTE),
   duplicate = ProtoExpert.new("sctpho.expert.duplicate", "Duplicate TSN", expert.group.SEQUENCE, expert.severity.NOTE),
   malformed = ProtoExpert.new("sctpho.expert.malformed", "Input the plugin could not decode", expert.group.MALFORMED, expert.severity.NOTE),
+  asconf_retransmission = ProtoExpert.new("sctpho.expert.asconf_retransmission", "ASCONF retransmission", expert.group.SEQUENCE, expert.severity.NOTE),
 }
-proto.experts = { E.switch, E.no_ack, E.ack_error, E.unconfirmed, E.duplicate, E.malformed }
+proto.experts = { E.switch, E.no_ack, E.ack_error, E.unconfirmed, E.duplicate, E.malformed, E.asconf_retransmission }
 
 proto.prefs.prescan = Pref.bool("Pre-scan the capture file", true,
   "Read the whole capture file (named on the command line) once at the start, so that "
@@ -254,6 +259,7 @@ local function add_expert(tree, kind, text)
   if text:find("path switch", 1, true) then e = E.switch
   elseif text:find("without ASCONF%-ACK") then e = E.no_ack
   elseif text:find("reports an error", 1, true) then e = E.ack_error
+  elseif text:find("ASCONF retransmission", 1, true) then e = E.asconf_retransmission
   elseif text:find("not yet confirmed", 1, true) then
     if not proto.prefs.unconfirmed_note then return end
     e = E.unconfirmed
@@ -310,9 +316,16 @@ local function annotate(v, a, pinfo, tree, unanswered, w)
     end
     if a.asconf_serial and w.asconf_serial then add(t, F.asconf_serial, a.asconf_serial) end
     if a.asconf_ack and w.asconf_ack_frame then add(t, F.asconf_ack_frame, a.asconf_ack) end
+    local transmission = a.asconf_transmission
+    if transmission then
+      if w.asconf_retransmission then add(t, F.asconf_retransmission, transmission > 1) end
+      if w.asconf_transmission then add(t, F.asconf_transmission, transmission) end
+      if a.asconf_first_frame and w.asconf_first_frame then add(t, F.asconf_first_frame, a.asconf_first_frame) end
+    end
     if a.asconf_request then
       if w.asconf_request_frame then add(t, F.asconf_request_frame, a.asconf_request) end
       if w.asconf_rtt then add(t, F.asconf_rtt, a.asconf_rtt) end
+      if a.asconf_repeated and w.asconf_repeated then add(t, F.asconf_repeated, true) end
     end
     if w.asconf_result then
       for _, r in ipairs(a.asconf_results or NO_RESULTS) do add(t, F.asconf_result, r) end

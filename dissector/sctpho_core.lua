@@ -106,7 +106,9 @@ local function new_direction()
     -- on; a table {last_path, gap, miss} once a SACK reported it in a gap
     -- block or missing (few TSNs), so that most TSNs cost no table.
     rec = {},
-    current = nil, abandoned = {}, seg_first_frame = nil,
+    -- abandoned[path]: left by a switch; failed[path]: left by a switch
+    -- classed failover (docs/metrics.md, "Data path switch")
+    current = nil, abandoned = {}, failed = {}, seg_first_frame = nil,
     -- per path: the last DATA {frame, sec, nsec} (one table per path,
     -- updated in place), the first DATA of the current segment (a copy),
     -- and the DATA in the segment
@@ -122,7 +124,18 @@ function Core:create(ports, frame)
     ep = { [0] = { addrs = {} }, [1] = { addrs = {} } },
     paths = {}, path_index = {},
     dir = { [0] = new_direction(), [1] = new_direction() },
-    pending_hb = {}, pending_asconf = {}, asconfs = {},
+    -- pending_asconf["sender|serial"]: the request an ASCONF-ACK would
+    -- answer (its last transmission); asconfs: one exchange per serial
+    -- (first frame, transmissions, last frame, ACK frame); sent_asconf
+    -- [sender]: that endpoint's latest serial (see Core:asconf); mobile:
+    -- the first endpoint to send ADD-IP or DELETE-IP.
+    -- hb_out[path]: its last HEARTBEAT while unanswered; failed_paths
+    -- [path]: the frame of the path's first error (an unanswered HEARTBEAT
+    -- or a T3 expiry), which makes it potentially failed with the
+    -- analyzer's default thresholds (PFMR 0: Linux's pf_retrans;
+    -- docs/metrics.md, "Inferred path state").
+    pending_hb = {}, hb_out = {}, failed_paths = {},
+    pending_asconf = {}, asconfs = {}, sent_asconf = {}, mobile = nil,
     handshake = {}, ended = false, first_frame = frame,
   }
   self.assocs[id + 1] = a
@@ -363,8 +376,18 @@ function Core:chunk(ctx, c)
   elseif t == INIT or t == INIT_ACK then
     ctx.a.handshake[ctx.src], ctx.a.handshake[ctx.dst] = true, true
   elseif t == HEARTBEAT and c.info then
-    local a = ctx.a
-    a.pending_hb[ctx.sender .. "|" .. c.info] = { frame = ctx.frame, sec = ctx.sec, nsec = ctx.nsec, path = ctx.path }
+    local a, path = ctx.a, ctx.path
+    -- A HEARTBEAT on a path whose last one is still unanswered: that one
+    -- is unanswered (no longer matched), an error of the path.
+    local previous = a.hb_out[path]
+    if previous then
+      if a.pending_hb[previous.key] == previous then a.pending_hb[previous.key] = nil end
+      a.failed_paths[path] = a.failed_paths[path] or ctx.frame
+    end
+    local k = ctx.sender .. "|" .. c.info
+    local hb = { frame = ctx.frame, sec = ctx.sec, nsec = ctx.nsec, path = path, key = k }
+    a.pending_hb[k] = hb
+    a.hb_out[path] = hb
     add_event(ann_of(self, ctx), "heartbeat")
   elseif t == HEARTBEAT_ACK and c.info then
     local a, ann = ctx.a, ann_of(self, ctx)
@@ -373,6 +396,7 @@ function Core:chunk(ctx, c)
     add_event(ann, "heartbeat_ack")
     if hb then
       a.pending_hb[k] = nil
+      if a.hb_out[hb.path] == hb then a.hb_out[hb.path] = nil end
       ann.hb_request = hb.frame
       ann.hb_rtt = ms(hb.sec, hb.nsec, ctx.sec, ctx.nsec)
       ann.hb_path = hb.path
@@ -382,19 +406,71 @@ function Core:chunk(ctx, c)
       if info and not info.confirmed then info.confirmed = ctx.frame end
     end
   elseif t == ASCONF and c.serial then
-    local ann = ann_of(self, ctx)
-    local reqs = {}
-    for _, r in ipairs(c.requests or {}) do
-      local addr = r.wildcard and ctx.src or r.address
-      reqs[#reqs + 1] = { op = r.op, corr = r.corr, address = addr }
-      add_event(ann, OP_EVENT[r.op])
-    end
-    local rec = { serial = c.serial, sender = ctx.sender, frame = ctx.frame, sec = ctx.sec, nsec = ctx.nsec, requests = reqs }
-    ctx.a.pending_asconf[ctx.sender .. "|" .. c.serial] = rec
-    table.insert(ctx.a.asconfs, rec)
-    ann.asconf_serial = c.serial
+    self:asconf(ctx, c)
   elseif t == ASCONF_ACK and c.serial then
     self:asconf_ack(ctx, c)
+  end
+end
+
+-- The expert note on an ASCONF sent again (first_frame nil: a serial older
+-- than its sender's latest, whose first transmission is not remembered).
+function Core.retransmission_note(transmission, serial, first_frame)
+  return string.format("ASCONF retransmission %d of serial %d", transmission, serial)
+    .. (first_frame and string.format(" (first sent in frame %d)", first_frame) or " (first transmission not known)")
+end
+
+-- An ASCONF. RFC 5061 §5.1: the sender gives each new ASCONF the next
+-- serial and sends an unanswered one again (T-4 timer) with the same
+-- serial, so a serial its sender already sent is a retransmission whether
+-- or not an ASCONF-ACK was seen in between. Per sender only the latest
+-- serial is remembered (first frame, transmissions, answered); an older one
+-- counts as transmission 2 with no first frame. Mirrors the analyzer's
+-- track::asconf and the handover engine's exchanges.
+function Core:asconf(ctx, c)
+  local a, ann, sender, serial, frame = ctx.a, ann_of(self, ctx), ctx.sender, c.serial, ctx.frame
+  local reqs = {}
+  for _, r in ipairs(c.requests or {}) do
+    local addr = r.wildcard and ctx.src or r.address
+    reqs[#reqs + 1] = { op = r.op, corr = r.corr, address = addr }
+    add_event(ann, OP_EVENT[r.op])
+    if a.mobile == nil and (r.op == "add_ip" or r.op == "delete_ip") then a.mobile = sender end
+  end
+  local sent = a.sent_asconf[sender]
+  local transmission, first_frame
+  if sent and sent.serial == serial then
+    sent.transmissions = sent.transmissions + 1
+    transmission, first_frame = sent.transmissions, sent.first_frame
+  elseif sent and sle(serial, sent.serial) then
+    transmission = 2
+  else
+    a.sent_asconf[sender] = { serial = serial, first_frame = frame, transmissions = 1, acknowledged = false }
+    transmission, first_frame = 1, frame
+  end
+  -- One exchange per serial: a copy sent again joins the latest exchange
+  -- of its sender and serial.
+  local x
+  if transmission > 1 then
+    for i = #a.asconfs, 1, -1 do
+      local y = a.asconfs[i]
+      if y.serial == serial and y.sender == sender then x = y; break end
+    end
+  end
+  if x then
+    x.transmissions, x.last_frame = transmission, frame
+  else
+    x = { serial = serial, sender = sender, frame = frame, sec = ctx.sec, nsec = ctx.nsec, requests = reqs,
+      transmissions = transmission, last_frame = frame }
+    table.insert(a.asconfs, x)
+  end
+  -- The request an ASCONF-ACK answers moves to the latest transmission
+  -- (its round trip is measured from it: Karn's rule).
+  a.pending_asconf[sender .. "|" .. serial] =
+    { frame = frame, sec = ctx.sec, nsec = ctx.nsec, requests = reqs, exchange = x }
+  ann.asconf_serial = serial
+  ann.asconf_transmission = transmission
+  ann.asconf_first_frame = first_frame
+  if transmission > 1 then
+    add_expert(ann, "note", Core.retransmission_note(transmission, serial, first_frame))
   end
 end
 
@@ -402,11 +478,22 @@ function Core:asconf_ack(ctx, c)
   local a, ann = ctx.a, ann_of(self, ctx)
   add_event(ann, "asconf_ack")
   ann.asconf_serial = c.serial
-  local k = (1 - ctx.sender) .. "|" .. c.serial
+  local requester = 1 - ctx.sender
+  local k = requester .. "|" .. c.serial
   local req = a.pending_asconf[k]
   if not req then return end
   a.pending_asconf[k] = nil
-  req.ack_frame = ctx.frame
+  req.exchange.ack_frame = ctx.frame
+  -- A second answer to the serial (to a copy sent again after the first
+  -- answer, which the requester did not get): its results took effect
+  -- with the first and are not applied again.
+  local repeated = false
+  local sent = a.sent_asconf[requester]
+  if sent and sent.serial == c.serial then
+    repeated = sent.acknowledged
+    sent.acknowledged = true
+  end
+  if repeated then ann.asconf_repeated = true end
   ann.asconf_request = req.frame
   ann.asconf_rtt = ms(req.sec, req.nsec, ctx.sec, ctx.nsec)
   self:annotation(req.frame).asconf_ack = ctx.frame
@@ -429,7 +516,7 @@ function Core:asconf_ack(ctx, c)
       outcome = "implied_success"
     end
     results[#results + 1] = string.format("%d %s %s: %s", r.corr, r.op, addr_string(r.address), outcome)
-    if outcome == "success" or outcome == "implied_success" then
+    if not repeated and (outcome == "success" or outcome == "implied_success") then
       local ep = a.ep[1 - ctx.sender]
       if r.op == "add_ip" then ep.addrs[r.address] = ep.addrs[r.address] or {} end
     end
@@ -490,7 +577,9 @@ function Core:data(ctx, tsn)
   if r ~= nil then
     local fast = r_miss >= 3
     if not fast and not acked then
-      -- A T3 expiry charged to the path the TSN was last sent on.
+      -- A T3 expiry charged to the path the TSN was last sent on: an
+      -- error of that path.
+      a.failed_paths[r_path] = a.failed_paths[r_path] or frame
       local ex = d.expiries[#d.expiries]
       if not (ex and ex.path == r_path and ms(ex.sec, ex.nsec, sec, nsec) <= 100) then
         d.expiries[#d.expiries + 1] = { path = r_path, frame = frame, sec = sec, nsec = nsec }
@@ -524,37 +613,75 @@ local function fell_silent(d, old, new)
   return nil
 end
 
+-- A data path switch and its kind, in the analyzer's order
+-- (analyzer/src/handover/switch.rs, docs/metrics.md "Data path switch"):
+--   failover  the old path had T3 expiries in this segment, unless the
+--             sender was asked to move (a SET-PRIMARY for the new address
+--             in this segment, or the mobile endpoint itself sends, from a
+--             new source address it sent an ADD-IP for);
+--   return    back to a path that failed earlier: left by a failover, or
+--             potentially failed (any error, see failed_paths: with the
+--             analyzer's default thresholds the first error makes a path
+--             potentially failed, and inactive comes after it);
+--   planned   an ASCONF of the segment added or made primary an address of
+--             the new path;
+--   failover  seen by the receiver (the old path fell silent);
+--   return    back to a path left earlier;
+--   other.
 function Core:switch(ctx, d, old, new, tsn)
   local a = ctx.a
-  local to = a.paths[new + 1]
+  local from, to = a.paths[old + 1], a.paths[new + 1]
   local L, F = d.last_data[old], d.first_in_segment[new]
-  local kind = "other"
+  local sender, mobile = ctx.sender, a.mobile
+  -- Which endpoint moves, and between which of its addresses.
+  local old_addr, new_addr
+  if mobile == sender then
+    old_addr, new_addr = from.src, to.src
+  elseif mobile ~= nil then
+    old_addr, new_addr = from.dst, to.dst
+  end
+  local moved = old_addr ~= new_addr
   -- Only the ASCONFs of the segment this switch ends count (docs/metrics.md).
   local since = d.seg_first_frame or 0
+  local addip, setprim, planned = false, false, false
   for _, x in ipairs(a.asconfs) do
-    if x.frame < ctx.frame and x.frame >= since then
+    if x.frame >= since then
       for _, r in ipairs(x.requests) do
-        if (r.op == "add_ip" or r.op == "set_primary") and (r.address == to.src or r.address == to.dst) then
-          kind = "planned"
+        local op = r.op
+        if op == "add_ip" or op == "set_primary" then
+          if new_addr ~= nil and r.address == new_addr then
+            if op == "add_ip" then addip = true else setprim = true end
+          end
+          if x.frame < ctx.frame and (r.address == to.src or r.address == to.dst) then planned = true end
         end
       end
     end
   end
-  if kind ~= "planned" then
-    for _, e in ipairs(d.expiries) do
-      if e.path == old and e.frame >= (d.seg_first_frame or 0) then kind = "failover" end
-    end
+  if moved and (addip or setprim) then planned = true end
+  local expired = false
+  for _, e in ipairs(d.expiries) do
+    if e.path == old and e.frame >= since then expired = true end
   end
-  local reason
-  if kind == "other" then
+  local asked_to_move = setprim or (moved and mobile == sender and addip)
+  local kind, reason
+  if expired and not asked_to_move then
+    kind = "failover"
+  elseif d.failed[new] or a.failed_paths[new] then
+    kind = "return"
+  elseif planned then
+    kind = "planned"
+  else
     local silence, interval = fell_silent(d, old, new)
     if silence then
       kind = "failover"
       reason = string.format("seen by the receiver: the old path fell silent for %.3f ms, %.1fx its mean DATA interval",
         silence / 1e6, silence / interval)
+    elseif d.abandoned[new] then
+      kind = "return"
+    else
+      kind = "other"
     end
   end
-  if kind == "other" and d.abandoned[new] then kind = "return" end
   local s = {
     assoc = a.id, sender = ctx.sender, from_path = old, to_path = new, frame = ctx.frame, tsn = tsn, kind = kind,
     last_old = L and L.frame, first_new = F and F.frame,
@@ -568,6 +695,7 @@ function Core:switch(ctx, d, old, new, tsn)
   add_expert(ann, "note", string.format("%s path switch from path %d to path %d", kind, old, new)
     .. (reason and (" (" .. reason .. ")") or ""))
   d.abandoned[old] = true
+  if kind == "failover" then d.failed[old] = true end
   d.current, d.seg_first_frame = new, ctx.frame
   d.first_in_segment = { [new] = { frame = ctx.frame, sec = ctx.sec, nsec = ctx.nsec } }
   d.in_segment = { [new] = 1 }
@@ -678,8 +806,12 @@ function Core:summary()
     for _, x in ipairs(a.asconfs) do
       local ops = {}
       for _, r in ipairs(x.requests) do ops[#ops + 1] = r.op .. " " .. W.addr_string(r.address) end
-      line("  ASCONF frame %d serial %d from endpoint %d: %s -> ACK %s", x.frame, x.serial, x.sender,
-        table.concat(ops, ", "), x.ack_frame and ("frame " .. x.ack_frame) or "none")
+      local sent = ""
+      if x.transmissions > 1 then
+        sent = string.format(", sent %d times (last frame %d)", x.transmissions, x.last_frame)
+      end
+      line("  ASCONF frame %d serial %d from endpoint %d: %s%s -> ACK %s", x.frame, x.serial, x.sender,
+        table.concat(ops, ", "), sent, x.ack_frame and ("frame " .. x.ack_frame) or "none")
     end
   end
   if #self.switches > 0 then

@@ -11,6 +11,7 @@ typedef enum {
     SCTPHO_STRING = 2,
     SCTPHO_EXPERT = 3,
     SCTPHO_INFO = 4,
+    SCTPHO_BOOL = 5, /* uint: 0 or 1 */
 } sctpho_kind;
 
 typedef struct {

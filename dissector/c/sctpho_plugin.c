@@ -34,7 +34,8 @@ static int proto_sctpho = -1;
 static gint ett_sctpho = -1;
 
 enum { F_ASSOC, F_PATH, F_SRC, F_DST, F_DIRECTION, F_EVENT, F_ASCONF_SERIAL, F_ASCONF_ACK, F_ASCONF_REQ,
-       F_ASCONF_RTT, F_ASCONF_RESULT, F_HB_ACK, F_HB_REQ, F_HB_RTT, F_HB_PATH, F_SW_FROM, F_SW_TO, F_SW_KIND,
+       F_ASCONF_RTT, F_ASCONF_RESULT, F_ASCONF_RETRANSMISSION, F_ASCONF_TRANSMISSION, F_ASCONF_FIRST,
+       F_ASCONF_REPEATED, F_HB_ACK, F_HB_REQ, F_HB_RTT, F_HB_PATH, F_SW_FROM, F_SW_TO, F_SW_KIND,
        F_SW_INTERRUPT, F_SW_LAST_OLD, F_SW_FIRST_NEW, F_COUNT };
 static int hf[F_COUNT];
 
@@ -42,16 +43,18 @@ static int hf[F_COUNT];
 static const char *const field_names[F_COUNT] G_GNUC_UNUSED = {
     "sctpho.assoc", "sctpho.path", "sctpho.path.src", "sctpho.path.dst", "sctpho.direction", "sctpho.event",
     "sctpho.asconf.serial", "sctpho.asconf.ack_frame", "sctpho.asconf.request_frame", "sctpho.asconf.rtt",
-    "sctpho.asconf.result", "sctpho.hb.ack_frame", "sctpho.hb.request_frame", "sctpho.hb.rtt", "sctpho.hb.path",
+    "sctpho.asconf.result", "sctpho.asconf.retransmission", "sctpho.asconf.transmission",
+    "sctpho.asconf.first_frame", "sctpho.asconf.repeated",
+    "sctpho.hb.ack_frame", "sctpho.hb.request_frame", "sctpho.hb.rtt", "sctpho.hb.path",
     "sctpho.switch.from_path", "sctpho.switch.to_path", "sctpho.switch.kind", "sctpho.switch.interrupt",
     "sctpho.switch.last_old_frame", "sctpho.switch.first_new_frame",
 };
 
-enum { E_SWITCH, E_NO_ACK, E_ACK_ERROR, E_UNCONFIRMED, E_DUPLICATE, E_MALFORMED, E_COUNT };
+enum { E_SWITCH, E_NO_ACK, E_ACK_ERROR, E_UNCONFIRMED, E_DUPLICATE, E_MALFORMED, E_ASCONF_RETRANSMISSION, E_COUNT };
 static expert_field ei[E_COUNT];
 static const char *const expert_names[E_COUNT] G_GNUC_UNUSED = {
     "sctpho.expert.switch", "sctpho.expert.no_ack", "sctpho.expert.ack_error", "sctpho.expert.unconfirmed",
-    "sctpho.expert.duplicate", "sctpho.expert.malformed",
+    "sctpho.expert.duplicate", "sctpho.expert.malformed", "sctpho.expert.asconf_retransmission",
 };
 
 static gboolean pref_prescan = TRUE;
@@ -381,6 +384,10 @@ static int dissect_sctpho(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
             if (f < F_COUNT)
                 proto_tree_add_uint(t, hf[f], tvb, 0, 0, (guint32)it->uint);
             break;
+        case SCTPHO_BOOL:
+            if (f < F_COUNT)
+                proto_tree_add_boolean(t, hf[f], tvb, 0, 0, it->uint != 0);
+            break;
         case SCTPHO_DOUBLE:
             if (f < F_COUNT)
                 proto_tree_add_double(t, hf[f], tvb, 0, 0, it->dbl);
@@ -415,6 +422,10 @@ static void proto_register_sctpho(void)
         { &hf[F_ASCONF_REQ], { "ASCONF in frame", "sctpho.asconf.request_frame", FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0, NULL, HFILL } },
         { &hf[F_ASCONF_RTT], { "ASCONF round trip (ms)", "sctpho.asconf.rtt", FT_DOUBLE, BASE_NONE, NULL, 0, NULL, HFILL } },
         { &hf[F_ASCONF_RESULT], { "ASCONF result (correlation id, request, outcome)", "sctpho.asconf.result", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_ASCONF_RETRANSMISSION], { "ASCONF retransmission (serial sent before)", "sctpho.asconf.retransmission", FT_BOOLEAN, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_ASCONF_TRANSMISSION], { "ASCONF transmission of the serial (1: first)", "sctpho.asconf.transmission", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
+        { &hf[F_ASCONF_FIRST], { "First transmission of the serial in frame", "sctpho.asconf.first_frame", FT_FRAMENUM, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_ASCONF_REPEATED], { "ASCONF-ACK repeated (serial answered before)", "sctpho.asconf.repeated", FT_BOOLEAN, BASE_NONE, NULL, 0, NULL, HFILL } },
         { &hf[F_HB_ACK], { "HEARTBEAT ACK in frame", "sctpho.hb.ack_frame", FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0, NULL, HFILL } },
         { &hf[F_HB_REQ], { "HEARTBEAT in frame", "sctpho.hb.request_frame", FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0, NULL, HFILL } },
         { &hf[F_HB_RTT], { "Heartbeat RTT of the probed path (ms)", "sctpho.hb.rtt", FT_DOUBLE, BASE_NONE, NULL, 0, NULL, HFILL } },
@@ -434,6 +445,7 @@ static void proto_register_sctpho(void)
         { &ei[E_UNCONFIRMED], { "sctpho.expert.unconfirmed", PI_SEQUENCE, PI_NOTE, "DATA to an unconfirmed address", EXPFILL } },
         { &ei[E_DUPLICATE], { "sctpho.expert.duplicate", PI_SEQUENCE, PI_NOTE, "Duplicate TSN", EXPFILL } },
         { &ei[E_MALFORMED], { "sctpho.expert.malformed", PI_MALFORMED, PI_NOTE, "Input the plugin could not decode", EXPFILL } },
+        { &ei[E_ASCONF_RETRANSMISSION], { "sctpho.expert.asconf_retransmission", PI_SEQUENCE, PI_NOTE, "ASCONF retransmission", EXPFILL } },
     };
     proto_sctpho = proto_register_protocol("SCTP Handover", "SCTP Handover", "sctpho");
     proto_register_field_array(proto_sctpho, hfi, array_length(hfi));

@@ -83,6 +83,183 @@ t.test("an answered ASCONF is not unanswered", function()
   t.eq(c.ann[3].asconf_ack, 4)
 end)
 
+local function ack(serial) return chunk(0x80, be32(serial)) end
+local ADD, SETPRIM = "\192\1", "\192\4"
+
+-- The handshake: endpoint 0 (the mobile node) at OLD, endpoint 1 at FS.
+local function handshake()
+  local c = Core.new()
+  c:packet(1, 0, 0, OLD, FS, pkt(0, init(1, TMT, 100)))
+  c:packet(2, 0, 1, FS, OLD, pkt(TMT, init(2, TFS, 500)))
+  return c
+end
+
+t.test("an ASCONF sent again after its ACK is a retransmission, its second ACK repeated", function()
+  -- The correspondent's view: the ACK reached it, the mobile node sent
+  -- the ASCONF again (its T-4 timer) and got a second ACK.
+  local c = handshake()
+  c:packet(3, 0, 2, OLD, FS, pkt(TFS, asconf(9, OLD, ADD, NEW)))
+  c:packet(4, 0, 3, FS, OLD, pkt(TMT, ack(9)))
+  c:packet(5, 0, 1000000, OLD, FS, pkt(TFS, asconf(9, OLD, ADD, NEW)))
+  c:packet(6, 0, 1010000, FS, OLD, pkt(TMT, ack(9)))
+  c:finish()
+  t.eq(c.ann[3].asconf_transmission, 1)
+  t.eq(c.ann[3].asconf_first_frame, 3)
+  t.eq(#c.ann[3].expert, 0, "no note on the first transmission")
+  t.eq(c.ann[5].asconf_transmission, 2, "retransmission 2")
+  t.eq(c.ann[5].asconf_first_frame, 3)
+  t.eq(c.ann[5].expert[1][1], "note")
+  t.eq(c.ann[5].expert[1][2], "ASCONF retransmission 2 of serial 9 (first sent in frame 3)")
+  t.eq(#c.ann[5].expert, 1, "answered: no warning")
+  t.eq(c.ann[3].asconf_ack, 4)
+  t.eq(c.ann[5].asconf_ack, 6)
+  t.eq(c.ann[4].asconf_request, 3)
+  t.eq(c.ann[4].asconf_repeated, nil, "the first answer")
+  t.eq(c.ann[6].asconf_request, 5)
+  t.eq(c.ann[6].asconf_repeated, true, "the serial was answered before")
+  t.near(c.ann[6].asconf_rtt, 0.010, 1e-9)
+  t.eq(c.ann[6].asconf_results[1], "9 add_ip 192.168.0.102: implied_success", "results still shown")
+  local x = c.assocs[1].asconfs
+  t.eq(#x, 1, "one exchange per serial")
+  t.eq(x[1].frame, 3); t.eq(x[1].transmissions, 2); t.eq(x[1].last_frame, 5); t.eq(x[1].ack_frame, 6)
+  local summary = c:summary()
+  local _, lines = summary:gsub("ASCONF frame", "")
+  t.eq(lines, 1, "the summary lists the exchange once")
+  t.eq(summary:find("ASCONF frame 3 serial 9 from endpoint 0: add_ip 192.168.0.102, sent 2 times (last frame 5) -> ACK frame 6", 1, true) ~= nil, true, summary)
+end)
+
+t.test("an ASCONF sent twice before its ACK: the ACK answers the second", function()
+  -- The mobile node's view: the first copy went unanswered.
+  local c = handshake()
+  c:packet(3, 0, 2, OLD, FS, pkt(TFS, asconf(9, OLD, ADD, NEW)))
+  c:packet(4, 0, 1002000, OLD, FS, pkt(TFS, asconf(9, OLD, ADD, NEW)))
+  t.eq(c:unanswered(3, 0), 0, "the pending request moved to the last transmission")
+  t.eq(c:unanswered(4, 0), 1)
+  c:packet(5, 0, 1012000, FS, OLD, pkt(TMT, ack(9)))
+  c:finish()
+  t.eq(c.ann[4].asconf_transmission, 2)
+  t.eq(c.ann[4].asconf_first_frame, 3)
+  t.eq(c.ann[4].expert[1][2], "ASCONF retransmission 2 of serial 9 (first sent in frame 3)")
+  t.eq(c.ann[5].asconf_request, 4, "Karn: the last transmission")
+  t.near(c.ann[5].asconf_rtt, 0.010, 1e-9)
+  t.eq(c.ann[5].asconf_repeated, nil, "the first answer")
+  t.eq(c.ann[3].asconf_ack, nil)
+  t.eq(c.ann[4].asconf_ack, 5)
+  t.eq(#c.ann[3].expert, 0, "no warning on the first copy")
+  local x = c.assocs[1].asconfs
+  t.eq(#x, 1); t.eq(x[1].transmissions, 2); t.eq(x[1].ack_frame, 5)
+end)
+
+t.test("an unanswered serial sent again is warned about on its last transmission", function()
+  local c = handshake()
+  c:packet(3, 0, 2, OLD, FS, pkt(TFS, asconf(9, OLD, ADD, NEW)))
+  c:packet(4, 0, 1002, OLD, FS, pkt(TFS, asconf(9, OLD, ADD, NEW)))
+  c:packet(5, 0, 3002, OLD, FS, pkt(TFS, asconf(9, OLD, ADD, NEW)))
+  c:finish()
+  t.eq(#c.ann[3].expert, 0)
+  t.eq(#c.ann[4].expert, 1, "the retransmission note only")
+  t.eq(c.ann[5].asconf_transmission, 3)
+  t.eq(c.ann[5].expert[1][2], "ASCONF retransmission 3 of serial 9 (first sent in frame 3)")
+  t.eq(c.ann[5].expert[2][2], Core.NO_ACK)
+end)
+
+t.test("a serial older than the sender's latest is a retransmission of unknown first frame", function()
+  local c = handshake()
+  c:packet(3, 0, 2, OLD, FS, pkt(TFS, asconf(9, OLD, ADD, NEW)))
+  c:packet(4, 0, 3, FS, OLD, pkt(TMT, ack(9)))
+  c:packet(5, 0, 4, OLD, FS, pkt(TFS, asconf(10, OLD, SETPRIM, NEW)))
+  c:packet(6, 0, 5, OLD, FS, pkt(TFS, asconf(9, OLD, ADD, NEW)))
+  c:packet(7, 0, 6, FS, OLD, pkt(TMT, ack(9)))
+  t.eq(c.ann[5].asconf_transmission, 1)
+  t.eq(c.ann[6].asconf_transmission, 2)
+  t.eq(c.ann[6].asconf_first_frame, nil)
+  t.eq(c.ann[6].expert[1][2], "ASCONF retransmission 2 of serial 9 (first transmission not known)")
+  t.eq(c.ann[7].asconf_request, 6)
+  t.eq(c.ann[7].asconf_repeated, nil, "only the latest serial's answers are remembered")
+  t.eq(#c.assocs[1].asconfs, 2, "the copy joins serial 9's exchange")
+  t.eq(c.assocs[1].asconfs[1].transmissions, 2)
+end)
+
+-- The correspondent (FS) sends DATA to the mobile node at OLD, which adds
+-- NEW (and, with setprim, makes it the primary); the DATA to OLD times
+-- out (sent again on its path) and new DATA goes to NEW.
+local function moved_after_timeout(setprim)
+  local c = handshake()
+  local f = 2
+  local function send(src, dst, bytes) f = f + 1; c:packet(f, 0, f * 1000, src, dst, bytes) end
+  send(FS, OLD, pkt(TMT, data(500)))
+  send(OLD, FS, pkt(TFS, asconf(1, OLD, ADD, NEW)))
+  send(FS, OLD, pkt(TMT, ack(1)))
+  if setprim then
+    send(OLD, FS, pkt(TFS, asconf(2, OLD, SETPRIM, NEW)))
+    send(FS, OLD, pkt(TMT, ack(2)))
+  end
+  send(FS, OLD, pkt(TMT, data(500)))   -- a T3 expiry on the old path
+  send(FS, NEW, pkt(TMT, data(501)))   -- the switch
+  return c, send
+end
+
+t.test("a timed-out old path makes a failover unless SET-PRIMARY moved the DATA", function()
+  local c = moved_after_timeout(false)
+  t.eq(#c.switches, 1)
+  t.eq(c.switches[1].kind, "failover", "ADD-IP alone does not move the peer's DATA")
+  c = moved_after_timeout(true)
+  t.eq(c.switches[1].kind, "planned", "asked to move by SET-PRIMARY")
+end)
+
+t.test("back to a path left by a failover is a return, whatever ASCONF came before", function()
+  local c, send = moved_after_timeout(false)
+  -- The mobile node makes OLD its primary again: it would be planned.
+  send(OLD, FS, pkt(TFS, asconf(3, OLD, SETPRIM, OLD)))
+  send(FS, NEW, pkt(TMT, ack(3)))
+  send(FS, OLD, pkt(TMT, data(502)))
+  t.eq(#c.switches, 2)
+  t.eq(c.switches[2].kind, "return")
+end)
+
+local function hb(kind, info) return chunk(kind, "\0\1\0\8" .. info) end
+
+t.test("a switch to a path that had an error is a return, whatever ASCONF came before", function()
+  -- With the analyzer's default thresholds (PFMR 0) one error makes a
+  -- path potentially failed: here an unanswered HEARTBEAT on FS -> NEW.
+  local c = handshake()
+  c:packet(3, 0, 3000, FS, OLD, pkt(TMT, data(500)))
+  c:packet(4, 0, 4000, OLD, FS, pkt(TFS, asconf(1, OLD, ADD, NEW)))
+  c:packet(5, 0, 5000, FS, OLD, pkt(TMT, ack(1)))
+  c:packet(6, 0, 6000, FS, NEW, pkt(TMT, hb(4, "aaaa")))
+  c:packet(7, 0, 7000, FS, NEW, pkt(TMT, hb(4, "bbbb")))     -- the first went unanswered
+  c:packet(8, 0, 8000, NEW, FS, pkt(TFS, hb(5, "aaaa")))     -- too late: not matched
+  c:packet(9, 0, 9000, NEW, FS, pkt(TFS, hb(5, "bbbb")))
+  local path = c.views[6].path
+  t.eq(c.assocs[1].failed_paths[path], 7, "the path's first error")
+  t.eq(c.ann[8].hb_request, nil, "as the analyzer: an unanswered HEARTBEAT is not matched later")
+  t.eq(c.ann[9].hb_request, 7)
+  c:packet(10, 0, 10000, OLD, FS, pkt(TFS, asconf(2, OLD, SETPRIM, NEW)))
+  c:packet(11, 0, 11000, FS, OLD, pkt(TMT, ack(2)))
+  c:packet(12, 0, 12000, FS, NEW, pkt(TMT, data(501)))
+  t.eq(c.switches[1].kind, "return", "not planned")
+  -- Without the error the same switch is planned.
+  c = handshake()
+  c:packet(3, 0, 3000, FS, OLD, pkt(TMT, data(500)))
+  c:packet(4, 0, 4000, OLD, FS, pkt(TFS, asconf(1, OLD, ADD, NEW)))
+  c:packet(5, 0, 5000, FS, OLD, pkt(TMT, ack(1)))
+  c:packet(6, 0, 6000, FS, NEW, pkt(TMT, hb(4, "aaaa")))
+  c:packet(7, 0, 7000, NEW, FS, pkt(TFS, hb(5, "aaaa")))
+  c:packet(8, 0, 8000, FS, NEW, pkt(TMT, data(501)))
+  t.eq(c.switches[1].kind, "planned")
+end)
+
+t.test("the mobile node moving its own source after ADD-IP is planned despite a timeout", function()
+  local c = handshake()
+  c:packet(3, 0, 3000, OLD, FS, pkt(TFS, data(100)))
+  c:packet(4, 0, 4000, OLD, FS, pkt(TFS, asconf(1, OLD, ADD, NEW)))
+  c:packet(5, 0, 5000, FS, OLD, pkt(TMT, ack(1)))
+  c:packet(6, 0, 6000, OLD, FS, pkt(TFS, data(100)))   -- a T3 expiry
+  c:packet(7, 0, 7000, NEW, FS, pkt(TFS, data(101)))
+  t.eq(c.switches[1].kind, "planned")
+  -- The same move by the peer of the mobile node would be a failover: see above.
+end)
+
 local function be16(v) return string.char(math.floor(v / 256) % 256, v % 256) end
 local function sack_gaps(cum, gaps)
   local g = {}

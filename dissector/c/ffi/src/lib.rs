@@ -35,11 +35,13 @@ pub enum ItemKind {
     Expert = 3,
     /// Text appended to the Info column.
     Info = 4,
+    /// A boolean field (`uint` 0 or 1).
+    Bool = 5,
 }
 
 /// Field and expert names in the order of the C plugin's `field_names`
 /// and `expert_names` tables: an item carries the index.
-pub const FIELDS: [&str; 21] = [
+pub const FIELDS: [&str; 25] = [
     "sctpho.assoc",
     "sctpho.path",
     "sctpho.path.src",
@@ -51,6 +53,10 @@ pub const FIELDS: [&str; 21] = [
     "sctpho.asconf.request_frame",
     "sctpho.asconf.rtt",
     "sctpho.asconf.result",
+    "sctpho.asconf.retransmission",
+    "sctpho.asconf.transmission",
+    "sctpho.asconf.first_frame",
+    "sctpho.asconf.repeated",
     "sctpho.hb.ack_frame",
     "sctpho.hb.request_frame",
     "sctpho.hb.rtt",
@@ -62,17 +68,29 @@ pub const FIELDS: [&str; 21] = [
     "sctpho.switch.last_old_frame",
     "sctpho.switch.first_new_frame",
 ];
-pub const EXPERTS: [&str; 6] = [
+pub const EXPERTS: [&str; 7] = [
     "sctpho.expert.switch",
     "sctpho.expert.no_ack",
     "sctpho.expert.ack_error",
     "sctpho.expert.unconfirmed",
     "sctpho.expert.duplicate",
     "sctpho.expert.malformed",
+    "sctpho.expert.asconf_retransmission",
 ];
 
 /// The text of the warning on an ASCONF never answered.
 const NO_ACK: &str = "ASCONF without ASCONF-ACK by the end of the capture";
+
+/// The note on an ASCONF sent again, as the Lua tier words it
+/// (`Core.retransmission_note`): `first_frame` is unknown for a serial
+/// older than its sender's latest.
+fn retransmission_note(transmission: u32, serial: u32, first_frame: Option<u64>) -> String {
+    let first = match first_frame {
+        Some(f) => format!("first sent in frame {f}"),
+        None => "first transmission not known".to_string(),
+    };
+    format!("ASCONF retransmission {transmission} of serial {serial} ({first})")
+}
 
 #[repr(C)]
 pub struct Item {
@@ -88,6 +106,7 @@ pub struct Item {
 #[derive(Debug, Clone)]
 enum Value {
     Uint(u64),
+    Bool(bool),
     Double(f64),
     Str(String),
     Expert(String),
@@ -217,6 +236,9 @@ impl EventSink for Builder {
                 serial,
                 sender,
                 requests,
+                retransmission,
+                transmission,
+                first_frame,
                 ..
             } => {
                 let fr = self.frame(f);
@@ -229,6 +251,24 @@ impl EventSink for Builder {
                 }
                 fr.asconf
                     .push(("sctpho.asconf.serial", Value::Uint(u64::from(*serial))));
+                fr.asconf
+                    .push(("sctpho.asconf.retransmission", Value::Bool(*retransmission)));
+                fr.asconf.push((
+                    "sctpho.asconf.transmission",
+                    Value::Uint(u64::from(*transmission)),
+                ));
+                if let Some(first) = first_frame {
+                    fr.asconf
+                        .push(("sctpho.asconf.first_frame", Value::Uint(*first)));
+                }
+                if *retransmission {
+                    fr.expert.push((
+                        "sctpho.expert.asconf_retransmission",
+                        Value::Expert(retransmission_note(*transmission, *serial, *first_frame)),
+                    ));
+                }
+                // The request an ASCONF-ACK answers (and the one warned
+                // about when none does): the serial's last transmission.
                 self.open_asconfs
                     .insert((event.association, *sender, *serial), f);
             }
@@ -236,6 +276,7 @@ impl EventSink for Builder {
                 serial,
                 request_frame,
                 rtt_ms,
+                repeated,
                 results,
                 ..
             } => {
@@ -247,6 +288,10 @@ impl EventSink for Builder {
                     fr.asconf
                         .push(("sctpho.asconf.request_frame", Value::Uint(*req)));
                     fr.asconf.push(("sctpho.asconf.rtt", Value::Double(*rtt)));
+                    if *repeated {
+                        fr.asconf
+                            .push(("sctpho.asconf.repeated", Value::Bool(true)));
+                    }
                     for r in results {
                         let outcome = match r.outcome {
                             AsconfOutcome::Success => "success".to_string(),
@@ -759,6 +804,13 @@ impl Analysis {
         {
             self.items.push(match value {
                 Value::Uint(u) => item(index(field, &FIELDS), ItemKind::Uint, *u, 0.0, null),
+                Value::Bool(b) => item(
+                    index(field, &FIELDS),
+                    ItemKind::Bool,
+                    u64::from(*b),
+                    0.0,
+                    null,
+                ),
                 Value::Double(d) => item(index(field, &FIELDS), ItemKind::Double, 0, *d, null),
                 Value::Str(s) => item(index(field, &FIELDS), ItemKind::String, 0, 0.0, kept(s)),
                 Value::Expert(s) => item(index(field, &EXPERTS), ItemKind::Expert, 0, 0.0, once(s)),
@@ -782,6 +834,7 @@ impl Analysis {
                 };
                 match i.kind {
                     ItemKind::Uint => format!("{}={}", FIELDS[i.field as usize], i.uint),
+                    ItemKind::Bool => format!("{}={}", FIELDS[i.field as usize], i.uint != 0),
                     ItemKind::Double => format!("{}={}", FIELDS[i.field as usize], i.double),
                     ItemKind::String => format!("{}={}", FIELDS[i.field as usize], text()),
                     ItemKind::Expert => format!("{}: {}", EXPERTS[i.field as usize], text()),

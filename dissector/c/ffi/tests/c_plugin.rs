@@ -261,6 +261,13 @@ fn c_plugin_matches_the_lua_plugin_on_every_sample() {
         let lua = fields_of(Tier::Lua, Input::Named(capture), &[]);
         assert!(!c.is_empty(), "{name}: C plugin annotated nothing");
         assert_eq!(c, lua, "{name}: C and Lua plugins differ");
+        // (Not only on empty columns: honda-* sends its ADD-IP again.)
+        if name.starts_with("honda") {
+            assert!(
+                c.contains("ASCONF retransmission 2 of serial"),
+                "{name}: {c}"
+            );
+        }
         compared += 1;
     }
     assert_eq!(compared, 17);

@@ -8,6 +8,8 @@
 mod common;
 
 use common::{read_frames, RawFrame};
+use sctp_handover::analysis::{analyze_file, AnalysisOptions};
+use sctp_handover::events::EventKind;
 use sctp_handover::time::Timestamp;
 use sctpho_ffi::Analysis;
 use std::path::Path;
@@ -82,6 +84,110 @@ fn prescan_and_frame_by_frame_give_the_same_items() {
             .collect();
         assert_eq!(shown, partial, "{}", path.display());
     }
+}
+
+/// The ASCONF items are the analyzer's events, not derived again: every
+/// ASCONF carries its retransmission flag, transmission number and first
+/// frame, with the retransmission note on copies sent again; an
+/// ASCONF-ACK to a serial answered before is marked repeated.
+#[test]
+fn asconf_items_are_the_analyzers_events() {
+    let mut resent = 0;
+    for path in common::all_samples() {
+        let name = path.display();
+        let events = analyze_file(&path, &AnalysisOptions::default())
+            .expect("analysable")
+            .events;
+        let mut a = Analysis::prescan(&path).expect("readable");
+        for e in &events {
+            let items = a.describe(e.frame, true);
+            let has = |item: &str| items.iter().any(|i| i == item);
+            match &e.kind {
+                EventKind::Asconf {
+                    serial,
+                    retransmission,
+                    transmission,
+                    first_frame,
+                    ..
+                } => {
+                    assert!(
+                        has(&format!("sctpho.asconf.retransmission={retransmission}")),
+                        "{name} {}: {items:?}",
+                        e.frame
+                    );
+                    assert!(has(&format!("sctpho.asconf.transmission={transmission}")));
+                    let first = items
+                        .iter()
+                        .find_map(|i| i.strip_prefix("sctpho.asconf.first_frame="))
+                        .map(|f| f.parse::<u64>().expect("frame"));
+                    assert_eq!(first, *first_frame, "{name} {}", e.frame);
+                    let first_sent = match first_frame {
+                        Some(f) => format!("first sent in frame {f}"),
+                        None => "first transmission not known".to_string(),
+                    };
+                    let note = format!(
+                        "sctpho.expert.asconf_retransmission: ASCONF retransmission {transmission} \
+                         of serial {serial} ({first_sent})"
+                    );
+                    assert_eq!(has(&note), *retransmission, "{name} {}: {items:?}", e.frame);
+                    resent += usize::from(*retransmission);
+                }
+                EventKind::AsconfAck { repeated, .. } => {
+                    assert_eq!(
+                        has("sctpho.asconf.repeated=true"),
+                        *repeated,
+                        "{name} {}: {items:?}",
+                        e.frame
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(resent > 0, "the samples have ASCONFs sent again");
+}
+
+/// A serial sent again and never answered is warned about once, on its
+/// last transmission (the request an answer would match), as the Lua tier
+/// does: honda-nodad's ADD-IP, sent six times, without its ASCONF-ACKs.
+#[test]
+fn an_unanswered_serial_is_warned_about_on_its_last_transmission() {
+    let dir = common::tempdir("ffi-unanswered");
+    let src = common::sample("honda-nodad", "cn");
+    let events = analyze_file(&src, &AnalysisOptions::default())
+        .expect("analysable")
+        .events;
+    let frames_of = |ack: bool| -> Vec<u64> {
+        events
+            .iter()
+            .filter(|e| match e.kind {
+                EventKind::AsconfAck { .. } => ack,
+                EventKind::Asconf { .. } => !ack,
+                _ => false,
+            })
+            .map(|e| e.frame)
+            .collect()
+    };
+    let (asconfs, acks) = (frames_of(false), frames_of(true));
+    assert_eq!(asconfs.len(), 6);
+    let path = dir.join("no-ack.pcap");
+    common::write_without(&path, &src, &acks);
+    let mut a = Analysis::prescan(&path).expect("readable");
+    // The ASCONFs' frame numbers once the ACKs before each are gone.
+    let renumbered: Vec<u64> = asconfs
+        .iter()
+        .map(|f| f - acks.iter().filter(|k| *k < f).count() as u64)
+        .collect();
+    let warned: Vec<u64> = renumbered
+        .iter()
+        .copied()
+        .filter(|&f| {
+            a.describe(f, true)
+                .iter()
+                .any(|i| i.starts_with("sctpho.expert.no_ack:"))
+        })
+        .collect();
+    assert_eq!(warned, renumbered[5..].to_vec());
 }
 
 #[test]
