@@ -74,6 +74,9 @@ pub struct SctpParams {
     pub sack_freq: u32,
     /// RFC 7829 potentially-failed state; Linux enables it by default.
     pub pf_enable: bool,
+    /// Its threshold (PFMR, `net.sctp.pf_retrans`): a path is potentially
+    /// failed once its error count exceeds it; Linux's default 0.
+    pub pf_retrans: u32,
     pub auto_asconf: bool,
 }
 
@@ -89,6 +92,7 @@ impl Default for SctpParams {
             sack_delay_ms: 200,
             sack_freq: 2,
             pf_enable: true,
+            pf_retrans: 0,
             auto_asconf: false,
         }
     }
@@ -242,6 +246,7 @@ impl Scenario {
             }
             "sack_freq" => s.sack_freq = num()?,
             "pf_enable" => s.pf_enable = value == "1" || value == "true",
+            "pf_retrans" => s.pf_retrans = num()?,
             "auto_asconf" => s.auto_asconf = value == "1" || value == "true",
             // One-way delay of every MN link (RTT ≈ 2 × delay).
             "delay" | "delay_ms" => {

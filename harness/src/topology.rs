@@ -218,6 +218,11 @@ pub fn build(s: &Scenario) -> anyhow::Result<()> {
             ("net.sctp.hb_interval", p.hb_interval_ms.to_string()),
             ("net.sctp.sack_timeout", p.sack_delay_ms.to_string()),
             ("net.sctp.pf_enable", u8::from(p.pf_enable).to_string()),
+            ("net.sctp.pf_retrans", p.pf_retrans.to_string()),
+            // 2 (enabled): the kernel notifies SCTP_ADDR_POTENTIALLY_FAILED
+            // (its default 0 keeps the state from notifications), which
+            // the ground truth logs as `kernel_addr_change`.
+            ("net.sctp.pf_expose", "2".to_string()),
             (
                 "net.sctp.default_auto_asconf",
                 u8::from(p.auto_asconf).to_string(),
