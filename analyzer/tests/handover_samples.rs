@@ -300,6 +300,20 @@ fn koh_kim_2_window_holds_the_retransmissions_after_the_switch() {
     assert_eq!(h.window.lost_in_switch, 2);
     assert_eq!(h.window.end_reason, WindowEnd::CumulativeAck);
     assert_eq!(h.window.end.and_then(|p| p.frame), Some(87));
+    // Both by one T3 expiry of the old path (the kernel's SctpT3RtxExpireds:
+    // 1, SctpFastRetransmits: 0): after SET-PRIMARY, SFR-CACC gives TSNs
+    // left on the old path no miss indications (docs/metrics.md).
+    let copies: Vec<(u64, bool, bool)> = a
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Retransmission {
+                fast, t3_expiry, ..
+            } => Some((e.frame, fast, t3_expiry)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(copies, vec![(80, false, true), (82, false, false)]);
     // Every sample's handovers say where their window ended.
     for name in [
         "koh-kim-1",

@@ -174,8 +174,13 @@ impl Tracker {
                     });
                 }
                 AsconfOp::SetPrimary => {
+                    let window = self.config.limits.tsn_window;
                     let a = &mut self.associations[ctx.assoc];
                     a.endpoints[ctx.sender].primary_destination = Some(r.address);
+                    // The answering endpoint now sends to the new primary.
+                    a.directions[ctx.sender]
+                        .ledger(window)
+                        .start_changeover();
                     follow_ups.push(EventKind::PeerPrimarySet {
                         requester,
                         address: r.address,

@@ -148,6 +148,9 @@ pub struct TsnLedger {
     /// Miss indications start here: every TSN below is past counting
     /// until it is sent again.
     miss_scan_from: Option<u32>,
+    /// While a changeover of the sender's primary is active: the next TSN
+    /// at the change (see [`TsnLedger::start_changeover`]).
+    changeover: Option<u32>,
 }
 
 impl TsnLedger {
@@ -167,6 +170,21 @@ impl TsnLedger {
     /// TSNs forgotten because of the window's cap since the last call.
     pub fn take_forgotten(&mut self) -> u64 {
         std::mem::take(&mut self.forgotten)
+    }
+
+    /// The sender's primary destination changed (a SET-PRIMARY it was
+    /// asked for took effect). Linux then runs the split fast retransmit
+    /// changeover-aware algorithm (SFR-CACC, net/sctp/outqueue.c, after
+    /// Iyengar et al.; RFC 9260 has none): until the cumulative ack passes
+    /// the next TSN at the change, a TSN sent before it gets no miss
+    /// indication from a SACK that newly acknowledges nothing sent where
+    /// it was last sent. DATA left on a cut old path is therefore
+    /// retransmitted by its T3 timer, not fast (koh-kim-2: the kernel
+    /// counts one T3 expiry and no fast retransmission).
+    pub(crate) fn start_changeover(&mut self) {
+        if let Some(highest) = self.counters.highest_tsn {
+            self.changeover = Some(highest.wrapping_add(1));
+        }
     }
 
     /// Transmissions of `tsn` seen so far, while it is in the window.
@@ -399,6 +417,15 @@ impl TsnLedger {
         // fast-retransmit threshold), so repeated SACKs over a large window
         // cost what changes, not the window each time; a record sent again
         // moves the start back to it (see `on_data`).
+        if let Some(next) = self.changeover {
+            if self
+                .counters
+                .cumulative_tsn_ack
+                .is_some_and(|cum| serial_le(next, cum))
+            {
+                self.changeover = None;
+            }
+        }
         if let Some(limit) = highest_gap_end {
             let start = self
                 .miss_scan_from
@@ -410,7 +437,13 @@ impl TsnLedger {
                     break;
                 }
                 let rec = &mut self.window[i];
-                if rec.seen && !rec.gap_acked && rec.miss_reports < FAST_RETRANSMIT_MISSES {
+                let cacc_skip = self.changeover.is_some_and(|next| serial_gt(next, tsn))
+                    && !self.newly_acked_paths.contains(&rec.last_path);
+                if rec.seen
+                    && !rec.gap_acked
+                    && rec.miss_reports < FAST_RETRANSMIT_MISSES
+                    && !cacc_skip
+                {
                     rec.miss_reports += 1;
                 }
                 let done = !rec.seen || rec.gap_acked || rec.miss_reports >= FAST_RETRANSMIT_MISSES;
