@@ -519,6 +519,12 @@ function Core:asconf_ack(ctx, c)
     if not repeated and (outcome == "success" or outcome == "implied_success") then
       local ep = a.ep[1 - ctx.sender]
       if r.op == "add_ip" then ep.addrs[r.address] = ep.addrs[r.address] or {} end
+      if r.op == "set_primary" then
+        -- The answering endpoint's primary changed: Linux's SFR-CACC
+        -- (see Core:sack) until the cumulative ack passes its next TSN.
+        local d = a.dir[ctx.sender]
+        if d.highest then d.changeover = plus(d.highest, 1) end
+      end
     end
   end
   ann.asconf_results = results
@@ -708,6 +714,8 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
   local d = ctx.a.dir[1 - ctx.sender]
   if dups > 0 then add_event(ann_of(self, ctx), "duplicate_report") end
   local dcum = d.cum
+  -- Paths whose DATA this SACK newly acknowledges (for SFR-CACC below).
+  local newly = d.changeover and {} or nil
   if dcum == nil or sgt(cum, dcum) then
     d.cum, dcum = cum, cum
     local base = d.base
@@ -719,6 +727,16 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
         else
           -- The TSNs base..cum are acknowledged: forgotten.
           local rec = d.rec
+          if newly then
+            for k = 0, steps do
+              local r = rec[(base + k) % TWO32]
+              if type(r) == "table" then
+                if not r.gap then newly[r.last_path] = true end
+              elseif r ~= nil then
+                newly[r] = true
+              end
+            end
+          end
           if base + steps < TWO32 then
             for t = base, base + steps do rec[t] = nil end
           else
@@ -728,6 +746,9 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
         d.base = (cum + 1) % TWO32
       end
     end
+  end
+  if d.changeover and dcum and sle(d.changeover, dcum) then
+    d.changeover, newly = nil, nil
   end
   if ngaps == 0 then return end
   local rec = d.rec
@@ -741,8 +762,10 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
         local t = (dcum + k) % TWO32
         local r = rec[t]
         if type(r) == "table" then
+          if newly and not r.gap then newly[r.last_path] = true end
           r.gap = true
         elseif r ~= nil then
+          if newly then newly[r] = true end
           rec[t] = { last_path = r, gap = true, miss = 0 }
         end
       end
@@ -752,11 +775,20 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
   end
   if highest_gap then
     -- TSNs below the highest gap block and not in one: reported missing.
+    -- After a change of the sender's primary (SET-PRIMARY), Linux's
+    -- SFR-CACC gives a TSN sent before the change no miss indication from
+    -- a SACK that newly acknowledges nothing sent where it was last sent,
+    -- until the cumulative ack passes the change (docs/metrics.md).
+    local change = d.changeover
     local t = plus(dcum, 1)
     local guard = 0
     while sle(t, highest_gap) and guard < 65536 do
       local r = rec[t]
-      if type(r) == "table" then
+      local last = type(r) == "table" and r.last_path or r
+      local skip = change and r ~= nil and sgt(change, t) and not newly[last]
+      if skip then
+        -- no miss indication
+      elseif type(r) == "table" then
         if not r.gap then r.miss = r.miss + 1 end
       elseif r ~= nil then
         rec[t] = { last_path = r, gap = false, miss = 1 }
