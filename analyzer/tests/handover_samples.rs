@@ -4,6 +4,7 @@
 mod common;
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
+use sctp_handover::wire::sctp_param::AsconfOp;
 use sctp_handover::events::EventKind;
 use sctp_handover::handover::{anchors, SwitchClass, WindowEnd};
 use sctp_handover::time::{Nanos, Timestamp};
@@ -17,15 +18,15 @@ fn analyse(name: &str, side: &str, rto_ms: Option<i64>) -> FileAnalysis {
         .join("events.jsonl");
     options.handover.anchors = anchors::load(&events).expect("events.jsonl");
     // Analysed with the kernel's Path.Max.Retrans and potentially-failed
-    // setting (every sample ran with it off), from the run's meta.json.
+    // state, from the run's meta.json.
     let meta: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(events.with_file_name("meta.json")).expect("meta.json"),
     )
     .expect("meta.json is JSON");
     let sctp = &meta["sctp"];
     options.track.path_max_retrans = sctp["path_max_retrans"].as_u64().expect("pmr") as u32;
-    assert_eq!(sctp["pf_enable"], false);
-    options.track.pf_retrans = None;
+    options.track.pf_retrans = (sctp["pf_enable"] == true)
+        .then(|| sctp["pf_retrans"].as_u64().expect("pf_retrans") as u32);
     if let Some(r) = rto_ms {
         options.track.rto.min = Nanos::from_millis(r);
         options.track.rto.max = Nanos::from_millis(r);
@@ -389,4 +390,119 @@ fn bokor_failover_spurious_alternate_expiry_and_eklund_counter_reset() {
                 by: "sack"
             }
         )));
+}
+
+#[test]
+fn koh_kim_1_ack_lost_is_one_exchange_of_two_transmissions() {
+    // The ADD-IP's ASCONF-ACK is lost once (eth1's link detached while it
+    // is on the way back). tshark: ASCONF in MN frames 63 and 72, its one
+    // ASCONF-ACK in frame 79; at the CN, ASCONF 55 and 65, each answered
+    // (56, 66).
+    let asconfs = |a: &FileAnalysis| -> Vec<(u64, bool, u32, Option<u64>)> {
+        a.events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Asconf {
+                    retransmission,
+                    transmission,
+                    first_frame,
+                    requests,
+                    ..
+                } if requests.iter().any(|r| r.op == AsconfOp::AddIp) => {
+                    Some((e.frame, *retransmission, *transmission, *first_frame))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let acks = |a: &FileAnalysis| -> Vec<(u64, Option<u64>, bool)> {
+        a.events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::AsconfAck {
+                    request_frame,
+                    repeated,
+                    results,
+                    ..
+                } if results.iter().any(|r| r.op == AsconfOp::AddIp) => {
+                    Some((e.frame, *request_frame, *repeated))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let mn = analyse("koh-kim-1-ack-lost", "mn", None);
+    assert_eq!(
+        asconfs(&mn),
+        vec![(63, false, 1, Some(63)), (72, true, 2, Some(63))]
+    );
+    assert_eq!(acks(&mn), vec![(79, Some(72), false)]);
+    let cn = analyse("koh-kim-1-ack-lost", "cn", None);
+    assert_eq!(
+        asconfs(&cn),
+        vec![(55, false, 1, Some(55)), (65, true, 2, Some(55))]
+    );
+    assert_eq!(acks(&cn), vec![(56, Some(55), false), (66, Some(65), true)]);
+    // ADDIP sent from the first transmission, at both capture points, in
+    // every handover; one exchange of two transmissions.
+    for (a, first) in [(&mn, 63), (&cn, 55)] {
+        for h in &a.handovers {
+            assert_eq!(h.addip_transmissions, Some(2));
+            assert_eq!(h.addip_sent.to.and_then(|p| p.frame), Some(first));
+            let x = h
+                .asconf
+                .iter()
+                .find(|x| x.ops.iter().any(|(op, _)| *op == AsconfOp::AddIp))
+                .expect("the ADD-IP exchange");
+            assert_eq!((x.frame, x.transmissions), (first, 2));
+        }
+    }
+}
+
+#[test]
+fn bokor_failover_pf_fails_over_at_the_potentially_failed_state() {
+    // The kernel's defaults (pf_enable 1, pf_retrans 0) with PMR 5: the
+    // CN's kernel notified SCTP_ADDR_POTENTIALLY_FAILED for the primary at
+    // its first T3 expiry and moved new DATA at once (events.jsonl;
+    // harness/tests/kernel_agreement.rs compares the times).
+    let a = analyse("bokor-failover-pf", "cn", Some(200));
+    let pf: Vec<(u64, u16, u32)> = a
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::PathPotentiallyFailed { path, error_count } => {
+                Some((e.frame, path, error_count))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(pf, vec![(55, 1, 1)]);
+    let h = &a.handovers[0];
+    assert_eq!(h.class, SwitchClass::Failover);
+    let f = h.failover.as_ref().expect("failover");
+    assert_eq!(f.old_path_state, PathStatus::PotentiallyFailed);
+    assert_eq!((f.observed_pf_retrans, f.observed_pmr), (Some(0), None));
+    assert_eq!(f.expiries.len(), 1);
+    assert!(
+        h.class_reason.contains("potentially failed (RFC 7829)"),
+        "{}",
+        h.class_reason
+    );
+    // Within 15 ms of the kernel's SCTP_ADDR_POTENTIALLY_FAILED.
+    let log = std::fs::read_to_string(
+        common::repo_root().join("sample-captures/bokor-failover-pf/events.jsonl"),
+    )
+    .expect("events.jsonl");
+    let kernel_pf = log
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON line"))
+        .find(|v| v["kind"] == "kernel_addr_change" && v["state"] == "potentially_failed")
+        .and_then(|v| anchors::parse_time(v["time"].as_str()?))
+        .expect("the kernel's notification");
+    let ours = a.events.iter().find(|e| e.frame == 55).expect("frame 55").time;
+    assert!(
+        ours.since(kernel_pf).0.abs() <= 15_000_000,
+        "{} ms from the kernel's",
+        ours.since(kernel_pf).as_millis_f64()
+    );
 }
