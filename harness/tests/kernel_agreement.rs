@@ -20,13 +20,14 @@
 //!
 //! The comparison is printed (`cargo test -p sctp-handover-harness --test
 //! kernel_agreement -- --nocapture`). `SCTP_KERNEL_AGREEMENT_RUNS=DIR`
-//! analyses existing runs (`DIR/<scenario>/default/r01`) instead.
+//! compares every run found below DIR instead (the harness's layout, or
+//! `make reproduce`'s run directory).
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
 use sctp_handover::events::{AsconfOutcome, EventKind};
-use sctp_handover::wire::sctp_param::AsconfOp;
 use sctp_handover::handover::{anchors, CapturePoint};
 use sctp_handover::time::{Nanos, Timestamp};
+use sctp_handover::wire::sctp_param::AsconfOp;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -62,6 +63,23 @@ fn replay_all(scenarios: &[PathBuf]) -> PathBuf {
         }
     }
     out
+}
+
+/// Every run directory below `dir` (the harness's layout, or `make
+/// reproduce`'s: one with both captures and the kernel's log).
+fn run_dirs(dir: &Path, out: &mut Vec<PathBuf>) {
+    let has = |f: &str| dir.join(f).is_file();
+    if has("events.jsonl") && has("meta.json") && has("cn.pcap") && has("mn.pcap") {
+        out.push(dir.to_path_buf());
+        return;
+    }
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.filter_map(Result::ok) {
+            if e.path().is_dir() {
+                run_dirs(&e.path(), out);
+            }
+        }
+    }
 }
 
 fn shipped_scenarios() -> Vec<PathBuf> {
@@ -160,14 +178,18 @@ impl Run {
     /// The analyzer, told the run's own settings.
     fn analyse(&self, point: &str) -> FileAnalysis {
         let sctp = &self.meta["sctp"];
-        let n = |k: &str| sctp[k].as_u64().unwrap_or_else(|| panic!("meta.json sctp.{k}"));
+        let n = |k: &str| {
+            sctp[k]
+                .as_u64()
+                .unwrap_or_else(|| panic!("meta.json sctp.{k}"))
+        };
         let mut o = AnalysisOptions::default();
         o.track.rto.initial = Nanos::from_millis(n("rto_initial_ms") as i64);
         o.track.rto.min = Nanos::from_millis(n("rto_min_ms") as i64);
         o.track.rto.max = Nanos::from_millis(n("rto_max_ms") as i64);
         o.track.path_max_retrans = n("path_max_retrans") as u32;
-        o.track.pf_retrans = (sctp["pf_enable"] == true)
-            .then(|| sctp["pf_retrans"].as_u64().unwrap_or(0) as u32);
+        o.track.pf_retrans =
+            (sctp["pf_enable"] == true).then(|| sctp["pf_retrans"].as_u64().unwrap_or(0) as u32);
         o.handover.rto_max = Some(o.track.rto.max);
         o.handover.capture_point = if point == "mn" {
             CapturePoint::Mn
@@ -184,7 +206,14 @@ fn sack_times(capture: &Path) -> Vec<Timestamp> {
     let out = Command::new("tshark")
         .arg("-r")
         .arg(capture)
-        .args(["-Y", "sctp.chunk_type == 3", "-T", "fields", "-e", "frame.time_epoch"])
+        .args([
+            "-Y",
+            "sctp.chunk_type == 3",
+            "-T",
+            "fields",
+            "-e",
+            "frame.time_epoch",
+        ])
         .output()
         .expect("tshark runs (make setup installs it)");
     String::from_utf8_lossy(&out.stdout)
@@ -299,9 +328,7 @@ fn asconf_effects(run: &Run, point: &'static str, a: &FileAnalysis, rows: &mut V
             *i += 1;
             let delta = found.map(|f| f.since(*t));
             let late = if point == "cn" { Nanos(0) } else { one_way };
-            let within = delta.is_some_and(|d| {
-                d.0 >= -TOLERANCE.0 && d.0 <= late.0 + TOLERANCE.0
-            });
+            let within = delta.is_some_and(|d| d.0 >= -TOLERANCE.0 && d.0 <= late.0 + TOLERANCE.0);
             let lost_answer = point == "mn" && found.is_some_and(|f| answered_a_copy(a, f));
             rows.push(Row {
                 scenario: run.name.clone(),
@@ -378,15 +405,22 @@ fn path_states(run: &Run, point: &'static str, a: &FileAnalysis, rows: &mut Vec<
         // `available` after `added` or `confirmed` is a new address becoming
         // usable; only a recovery from a failure is the analyzer's
         // path_active.
-        let recovery = matches!(before.as_deref(), Some("potentially_failed" | "unreachable"));
+        let recovery = matches!(
+            before.as_deref(),
+            Some("potentially_failed" | "unreachable")
+        );
         let wanted: Option<(&str, Box<dyn Fn(&EventKind) -> bool>)> = match state {
             "potentially_failed" => Some((
                 "path_potentially_failed",
-                Box::new(move |k| matches!(k, EventKind::PathPotentiallyFailed { path: p, .. } if *p == path)),
+                Box::new(
+                    move |k| matches!(k, EventKind::PathPotentiallyFailed { path: p, .. } if *p == path),
+                ),
             )),
             "unreachable" => Some((
                 "path_inactive",
-                Box::new(move |k| matches!(k, EventKind::PathInactive { path: p, .. } if *p == path)),
+                Box::new(
+                    move |k| matches!(k, EventKind::PathInactive { path: p, .. } if *p == path),
+                ),
             )),
             "available" if recovery => Some((
                 "path_active",
@@ -394,7 +428,9 @@ fn path_states(run: &Run, point: &'static str, a: &FileAnalysis, rows: &mut Vec<
             )),
             "confirmed" => Some((
                 "path_confirmed",
-                Box::new(move |k| matches!(k, EventKind::PathConfirmed { path: p, .. } if *p == path)),
+                Box::new(
+                    move |k| matches!(k, EventKind::PathConfirmed { path: p, .. } if *p == path),
+                ),
             )),
             _ => None,
         };
@@ -407,9 +443,8 @@ fn path_states(run: &Run, point: &'static str, a: &FileAnalysis, rows: &mut Vec<
             .filter(|e| is(&e.kind))
             .map(|e| (e.time.since(t), e.time))
             .min_by_key(|(d, _)| d.0.abs());
-        let late = nearest.is_some_and(|(d, at)| {
-            d.0.abs() > TOLERANCE.0 && held_back(d, at, &sacks, run)
-        });
+        let late =
+            nearest.is_some_and(|(d, at)| d.0.abs() > TOLERANCE.0 && held_back(d, at, &sacks, run));
         rows.push(Row {
             scenario: run.name.clone(),
             point,
@@ -606,19 +641,31 @@ fn error_counter(run: &Run, a: &FileAnalysis, rows: &mut Vec<Row>) {
 #[test]
 fn every_scenario_agrees_with_the_kernel() {
     let scenarios = shipped_scenarios();
-    let (root, cleanup) = match std::env::var_os("SCTP_KERNEL_AGREEMENT_RUNS") {
-        Some(dir) => (PathBuf::from(dir), false),
-        None => (replay_all(&scenarios), true),
+    let (root, runs, cleanup) = match std::env::var_os("SCTP_KERNEL_AGREEMENT_RUNS") {
+        Some(dir) => {
+            let root = PathBuf::from(dir);
+            let mut runs = Vec::new();
+            run_dirs(&root, &mut runs);
+            runs.sort();
+            (root, runs, false)
+        }
+        None => {
+            let root = replay_all(&scenarios);
+            let runs = scenarios
+                .iter()
+                .filter_map(|s| s.file_stem())
+                .map(|name| root.join(name).join("default/r01"))
+                .collect();
+            (root, runs, true)
+        }
     };
     let mut rows = Vec::new();
-    for s in &scenarios {
-        let name = s.file_stem().and_then(|n| n.to_str()).expect("name");
-        let dir = root.join(name).join("default/r01");
-        if !cleanup && !dir.is_dir() {
-            println!("{name}: no run in {} (left out)", root.display());
-            continue;
+    for dir in runs {
+        let mut run = Run::load(dir);
+        // Named by its directory: a sweep has many runs of one scenario.
+        if let Ok(rel) = run.dir.strip_prefix(&root) {
+            run.name = rel.display().to_string();
         }
-        let run = Run::load(dir);
         for point in ["cn", "mn"] {
             let a = run.analyse(point);
             asconf_effects(&run, point, &a, &mut rows);
@@ -630,7 +677,7 @@ fn every_scenario_agrees_with_the_kernel() {
         }
     }
     let mut failed = Vec::new();
-    println!("\nanalyzer vs kernel, {} scenarios ({})", scenarios.len(), root.display());
+    println!("\nanalyzer vs kernel ({})", root.display());
     for r in &rows {
         let mark = match (r.agrees, r.asserted) {
             (true, _) => "agree ",
@@ -638,7 +685,7 @@ fn every_scenario_agrees_with_the_kernel() {
             (false, false) => "n/c   ",
         };
         println!(
-            "[{mark}] {:<22} {}  {}\n         kernel:   {}\n         analyzer: {}",
+            "[{mark}] {:<36} {}  {}\n         kernel:   {}\n         analyzer: {}",
             r.scenario, r.point, r.what, r.kernel, r.analyzer
         );
         if r.asserted && !r.agrees {
