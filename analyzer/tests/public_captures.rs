@@ -207,7 +207,9 @@ fn check(path: &Path, entry: &Entry) -> Result<(), String> {
 
 #[test]
 fn every_public_capture_is_read_and_accounted_like_tshark() {
-    let dir = common::public_captures_dir();
+    let Some(dir) = common::public_captures_if_present() else {
+        return;
+    };
     let entries = index(&dir);
     assert!(!entries.is_empty(), "INDEX.tsv lists no captures");
     // Panics are caught per file and reported below; keep the default hook
@@ -274,7 +276,9 @@ fn tshark_sctp_stat(path: &Path) -> Vec<(std::net::IpAddr, u16, std::net::IpAddr
 /// we deliberately do not analyse as traffic (see `sctp_only_for_tshark`).
 #[test]
 fn every_association_tshark_lists_is_found() {
-    let dir = common::public_captures_dir();
+    let Some(dir) = common::public_captures_if_present() else {
+        return;
+    };
     let mut failures = Vec::new();
     let (mut checked, mut exempt) = (0, 0);
     for entry in index(&dir).iter().filter(|e| e.sctp_frames > 0) {

@@ -90,11 +90,21 @@ fn filtered_analysis_equals_the_analysis_of_tcpdump_s_filtered_copy() {
         .iter()
         .map(|s| repo().join("sample-captures").join(s).join("mn.pcap"))
         .collect();
+    // The public captures beside the clone: skipped with a line when absent
+    // (a clone from the public repository has no ../shared), never on CI.
     let public = repo().join("../shared/public-captures/files");
-    let mut names: Vec<PathBuf> = std::fs::read_dir(&public)
-        .expect("../shared/public-captures/files")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
+    let mut names: Vec<PathBuf> = match std::fs::read_dir(&public) {
+        Ok(dir) => dir.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+        Err(e) => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "{}: {e} (CI=true: not skipped)",
+                public.display()
+            );
+            eprintln!("skipped: public captures not found in {}", public.display());
+            Vec::new()
+        }
+    };
     names.sort();
     captures.extend(names);
     let expressions = [
