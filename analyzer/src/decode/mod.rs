@@ -269,11 +269,11 @@ fn ipv4_layer<'a>(
             return Decoded::NotSctp;
         }
         if ip_cut {
-            return if cut {
-                Decoded::Truncated("IPv4 fragment cut by the snaplen")
+            return Decoded::Truncated(if cut {
+                "IPv4 fragment cut by the snaplen"
             } else {
-                Decoded::Malformed("IPv4 total length beyond the frame")
-            };
+                "IPv4 fragment's total length runs past the frame"
+            });
         }
         let key = FragmentKey {
             src,
@@ -290,9 +290,10 @@ fn ipv4_layer<'a>(
         };
         return reassemble(options, reassembler, fragment, hint, cut);
     }
-    if ip_cut && !cut {
-        return Decoded::Malformed("IPv4 total length beyond the frame");
-    }
+    // A total length past the end of a frame the snaplen did not cut (a
+    // capture tool that trimmed the frame, or padding counted in the
+    // length): decoded as far as it goes and counted as truncated, as
+    // tshark dissects what is there (Wireshark's 3G-2G-HO.pcap).
     transport(
         options,
         Network {
@@ -330,15 +331,16 @@ fn ipv6_layer<'a>(
     };
     let src = IpAddr::V6(packet.src_addr());
     let dst = IpAddr::V6(packet.dst_addr());
-    if ip_cut && !cut {
-        return Decoded::Malformed("IPv6 payload length beyond the frame");
-    }
     if let Some(fragment) = upper.fragment {
         if !may_carry_sctp(upper.protocol) {
             return Decoded::NotSctp;
         }
         if ip_cut {
-            return Decoded::Truncated("IPv6 fragment cut by the snaplen");
+            return Decoded::Truncated(if cut {
+                "IPv6 fragment cut by the snaplen"
+            } else {
+                "IPv6 fragment's payload length runs past the frame"
+            });
         }
         let key = FragmentKey {
             src,

@@ -438,7 +438,7 @@ fn header(s: &mut String, f: &FileReport) -> std::fmt::Result {
     let a = &f.accounting;
     let mut parts = vec![format!("{} SCTP analysed", a.sctp)];
     for (n, label) in [
-        (a.sctp_truncated, "SCTP cut by snaplen (partly analysed)"),
+        (a.sctp_truncated, "SCTP cut short (partly analysed)"),
         (a.sctp_malformed, "SCTP with malformed chunks"),
         (a.sctp_untracked, "SCTP not tracked (a limit was reached)"),
         (a.capture_duplicates, "capture duplicates"),
