@@ -72,11 +72,6 @@ fn tshark_sctp_frames(a: &Accounting) -> u64 {
 
 /// Frames tshark shows as SCTP that we deliberately do not analyse as SCTP
 /// (definitional differences, not bugs):
-/// * an IP header claiming more bytes than the frame holds although the
-///   snaplen did not cut it: we count the frame `malformed`; tshark
-///   dissects what is there, so it shows SCTP when the common header is
-///   present. Counted here by decoding the frame again as if the snaplen
-///   had cut it.
 /// * SCTP inside a GTP-U tunnel (UDP port 2152; a UE's own traffic, not the
 ///   transport network's associations): we count the frame `not_sctp`;
 ///   tshark dissects the inner packet.
@@ -86,16 +81,6 @@ fn sctp_only_for_tshark(path: &Path) -> Result<u64, String> {
     let mut extra = 0;
     reader
         .for_each_frame(|frame| match decoder.decode(&frame) {
-            Decoded::Malformed(why) if why.contains("length beyond the frame") => {
-                let as_cut = Frame {
-                    original_len: frame.data.len() as u32 + 1,
-                    ..frame
-                };
-                let mut fresh = Decoder::new(DecodeOptions::default());
-                if matches!(fresh.decode(&as_cut), Decoded::Sctp(_)) {
-                    extra += 1;
-                }
-            }
             Decoded::NotSctp => {
                 if let Some(inner) = gtp_u_payload(&frame) {
                     let inner_frame = Frame {
