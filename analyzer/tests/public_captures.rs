@@ -80,25 +80,25 @@ fn sctp_only_for_tshark(path: &Path) -> Result<u64, String> {
     let mut decoder = Decoder::new(DecodeOptions::default());
     let mut extra = 0;
     reader
-        .for_each_frame(|frame| match decoder.decode(&frame) {
-            Decoded::NotSctp => {
-                if let Some(inner) = gtp_u_payload(&frame) {
-                    let inner_frame = Frame {
-                        link_type: link_type::RAW,
-                        original_len: inner.len() as u32,
-                        data: inner,
-                        ..frame
-                    };
-                    let mut fresh = Decoder::new(DecodeOptions::default());
-                    if matches!(
-                        fresh.decode(&inner_frame),
-                        Decoded::Sctp(_) | Decoded::IcmpAboutSctp(_)
-                    ) {
-                        extra += 1;
-                    }
+        .for_each_frame(|frame| {
+            if !matches!(decoder.decode(&frame), Decoded::NotSctp) {
+                return;
+            }
+            if let Some(inner) = gtp_u_payload(&frame) {
+                let inner_frame = Frame {
+                    link_type: link_type::RAW,
+                    original_len: inner.len() as u32,
+                    data: inner,
+                    ..frame
+                };
+                let mut fresh = Decoder::new(DecodeOptions::default());
+                if matches!(
+                    fresh.decode(&inner_frame),
+                    Decoded::Sctp(_) | Decoded::IcmpAboutSctp(_)
+                ) {
+                    extra += 1;
                 }
             }
-            _ => {}
         })
         .map_err(|e| format!("read: {e}"))?;
     Ok(extra)
