@@ -345,7 +345,7 @@ impl HandoverEngine {
                     frame: e.frame,
                     time: e.time,
                 };
-                crate::compact::push(&mut self.assoc(id).clears, (*path, mark, *by));
+                self.assoc(id).note_clear(*path, mark, by);
             }
             EventKind::SpuriousExpiry {
                 path, expiry_frame, ..
@@ -354,7 +354,7 @@ impl HandoverEngine {
                     frame: e.frame,
                     time: e.time,
                 };
-                crate::compact::push(&mut self.assoc(id).spurious, (*path, *expiry_frame, mark));
+                self.assoc(id).note_spurious(*path, *expiry_frame, mark);
             }
             EventKind::DataPathChange {
                 sender,

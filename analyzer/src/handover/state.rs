@@ -333,16 +333,9 @@ pub(super) struct Association {
     pub(super) heartbeats: Vec<HeartbeatRecord>,
     /// Every (endpoint, source address) its packets came from.
     pub(super) sources: Sources,
-    /// Paths the tracker inferred potentially failed or inactive at some
-    /// time (RFC 7829, RFC 9260 §8.2).
-    pub(super) failed_paths: Vec<PathId>,
-    /// The inferred state of each path now, by path id.
-    pub(super) path_status: Vec<PathStatus>,
-    /// Error counters cleared (path, when, by what) and spurious expiries
-    /// (path, its first retransmission's frame, when recognised), for the
-    /// failover records: pruned with the exchanges.
-    pub(super) clears: Vec<(PathId, Mark, &'static str)>,
-    pub(super) spurious: Vec<(PathId, u64, Mark)>,
+    /// What the tracker told of its paths' health, allocated by the first
+    /// such event (most associations never have one).
+    pub(super) health: Option<Box<PathHealth>>,
     /// The endpoint whose address set changes by ASCONF.
     pub(super) mobile: Option<EndpointId>,
     /// This association's events, in emission (frame) order.
@@ -361,26 +354,71 @@ pub(super) struct Association {
     pub(super) held_back: usize,
 }
 
+/// The tracker's word on an association's paths: their inferred states,
+/// which failed at some time, and the error counters cleared and expiries
+/// found spurious (for the failover records; pruned with the exchanges).
+#[derive(Debug, Default)]
+pub(super) struct PathHealth {
+    /// Paths inferred potentially failed or inactive at some time (RFC
+    /// 7829, RFC 9260 §8.2).
+    failed: Vec<PathId>,
+    /// The inferred state of each path now, by path id.
+    status: Vec<PathStatus>,
+    /// (path, when, by what).
+    pub(super) clears: Vec<(PathId, Mark, &'static str)>,
+    /// (path, the expiry's first retransmission's frame, when recognised).
+    pub(super) spurious: Vec<(PathId, u64, Mark)>,
+}
+
 impl Association {
+    fn health_mut(&mut self) -> &mut PathHealth {
+        self.health.get_or_insert_with(Box::default)
+    }
+
     /// A path's inferred state changed; a path ever potentially failed or
     /// inactive has failed in this association.
     pub(super) fn set_status(&mut self, path: PathId, status: PathStatus) {
+        let h = self.health_mut();
         let i = usize::from(path);
-        if self.path_status.len() <= i {
-            crate::compact::reserve_for(&mut self.path_status, i + 1);
-            self.path_status.resize(i + 1, PathStatus::Active);
+        if h.status.len() <= i {
+            crate::compact::reserve_for(&mut h.status, i + 1);
+            h.status.resize(i + 1, PathStatus::Active);
         }
-        self.path_status[i] = status;
-        if status != PathStatus::Active && !self.failed_paths.contains(&path) {
-            self.failed_paths.push(path);
+        h.status[i] = status;
+        if status != PathStatus::Active && !h.failed.contains(&path) {
+            crate::compact::push(&mut h.failed, path);
         }
     }
 
     pub(super) fn status(&self, path: PathId) -> PathStatus {
-        self.path_status
-            .get(usize::from(path))
-            .copied()
+        self.health
+            .as_ref()
+            .and_then(|h| h.status.get(usize::from(path)).copied())
             .unwrap_or_default()
+    }
+
+    /// The path was inferred potentially failed or inactive at some time.
+    pub(super) fn has_failed(&self, path: PathId) -> bool {
+        self.health
+            .as_ref()
+            .is_some_and(|h| h.failed.contains(&path))
+    }
+
+    pub(super) fn note_clear(&mut self, path: PathId, mark: Mark, by: &'static str) {
+        crate::compact::push(&mut self.health_mut().clears, (path, mark, by));
+    }
+
+    pub(super) fn note_spurious(&mut self, path: PathId, expiry_frame: u64, mark: Mark) {
+        crate::compact::push(&mut self.health_mut().spurious, (path, expiry_frame, mark));
+    }
+
+    /// Forgets the clears and spurious expiries before `begin` (where every
+    /// direction's current segment began).
+    pub(super) fn prune_health(&mut self, begin: u64) {
+        if let Some(h) = self.health.as_mut() {
+            h.clears.retain(|(_, m, _)| m.frame >= begin);
+            h.spurious.retain(|(_, _, m)| m.frame >= begin);
+        }
     }
 }
 

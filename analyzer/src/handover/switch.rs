@@ -118,7 +118,7 @@ impl HandoverEngine {
         // inactive) and now carries new DATA again has recovered: that
         // is a return, whatever ASCONFs came before (an earlier
         // SET-PRIMARY for it does not make the return planned).
-        let failed_earlier = failed.contains(&to) || a.failed_paths.contains(&to);
+        let failed_earlier = failed.contains(&to) || a.has_failed(to);
         // What makes a switch planned even when the old path also timed
         // out: a SET-PRIMARY for the new address (the peer moves because
         // it was asked), or the mobile sender moving its own source after
@@ -196,8 +196,8 @@ impl HandoverEngine {
         let failover = (!expiries.is_empty()).then(|| {
             let seen = failover::Seen {
                 old_state: a.status(old),
-                clears: &a.clears,
-                spurious: &a.spurious,
+                clears: a.health.as_ref().map_or(&[][..], |h| &h.clears),
+                spurious: a.health.as_ref().map_or(&[][..], |h| &h.spurious),
             };
             failover::failover(
                 &expiries,
@@ -304,8 +304,7 @@ impl HandoverEngine {
             // (By the last transmission: a request still being sent
             // again keeps its exchange.)
             a.asconfs.retain(|x| x.last_frame >= begin);
-            a.clears.retain(|(_, m, _)| m.frame >= begin);
-            a.spurious.retain(|(_, _, m)| m.frame >= begin);
+            a.prune_health(begin);
             prune_heartbeats(&mut a.heartbeats, begin);
         }
         self.resolve_pending(id, sender);

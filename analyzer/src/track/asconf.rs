@@ -42,7 +42,7 @@ impl Tracker {
         // A serial at or below the sender's latest is a copy sent again
         // (RFC 5061 §5.1, T-4 timer): the first transmission is the one
         // remembered, if it is that latest serial.
-        let sent = &mut a.sent_asconf[ctx.sender];
+        let sent = &mut a.sent_asconf.get_or_insert_with(Box::default)[ctx.sender];
         let (transmission, first_frame) = match sent {
             Some(s) if s.serial == serial => {
                 s.transmissions = s.transmissions.saturating_add(1);
@@ -135,7 +135,7 @@ impl Tracker {
         // A second answer to the same serial (to a copy sent again after
         // the first answer, which the requester did not get) changes
         // nothing at the peer: its results took effect with the first.
-        let repeated = match &mut a.sent_asconf[requester] {
+        let repeated = match a.sent_asconf.as_mut().and_then(|s| s[requester].as_mut()) {
             Some(s) if s.serial == serial => std::mem::replace(&mut s.acknowledged, true),
             _ => false,
         };
@@ -178,9 +178,7 @@ impl Tracker {
                     let a = &mut self.associations[ctx.assoc];
                     a.endpoints[ctx.sender].primary_destination = Some(r.address);
                     // The answering endpoint now sends to the new primary.
-                    a.directions[ctx.sender]
-                        .ledger(window)
-                        .start_changeover();
+                    a.directions[ctx.sender].ledger(window).start_changeover();
                     follow_ups.push(EventKind::PeerPrimarySet {
                         requester,
                         address: r.address,

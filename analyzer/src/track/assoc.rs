@@ -331,9 +331,10 @@ pub struct Association {
     pub(crate) pending_heartbeats: Vec<PendingHeartbeat>,
     #[serde(skip)]
     pub(crate) pending_asconfs: Vec<PendingAsconf>,
-    /// Per sending endpoint, its latest ASCONF serial.
+    /// Per sending endpoint, its latest ASCONF serial (allocated by the
+    /// first ASCONF: most associations never send one).
     #[serde(skip)]
-    pub(crate) sent_asconf: [Option<SentAsconf>; 2],
+    pub(crate) sent_asconf: Option<Box<[Option<SentAsconf>; 2]>>,
     /// Keys this association put in the tracker's tag and INIT tables.
     #[serde(skip)]
     pub(crate) tag_keys: Vec<super::demux::TagKey>,
@@ -375,7 +376,7 @@ impl Association {
             path_index: None,
             pending_heartbeats: Vec::new(),
             pending_asconfs: Vec::new(),
-            sent_asconf: [None; 2],
+            sent_asconf: None,
             tag_keys: Vec::new(),
             init_keys: Vec::new(),
             queued_deadlines: 0,
