@@ -4,11 +4,11 @@
 mod common;
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
-use sctp_handover::wire::sctp_param::AsconfOp;
 use sctp_handover::events::EventKind;
 use sctp_handover::handover::{anchors, SwitchClass, WindowEnd};
 use sctp_handover::time::{Nanos, Timestamp};
 use sctp_handover::track::path::PathStatus;
+use sctp_handover::wire::sctp_param::AsconfOp;
 
 fn analyse(name: &str, side: &str, rto_ms: Option<i64>) -> FileAnalysis {
     let mut options = AnalysisOptions::default();
@@ -499,7 +499,12 @@ fn bokor_failover_pf_fails_over_at_the_potentially_failed_state() {
         .find(|v| v["kind"] == "kernel_addr_change" && v["state"] == "potentially_failed")
         .and_then(|v| anchors::parse_time(v["time"].as_str()?))
         .expect("the kernel's notification");
-    let ours = a.events.iter().find(|e| e.frame == 55).expect("frame 55").time;
+    let ours = a
+        .events
+        .iter()
+        .find(|e| e.frame == 55)
+        .expect("frame 55")
+        .time;
     assert!(
         ours.since(kernel_pf).0.abs() <= 15_000_000,
         "{} ms from the kernel's",
