@@ -252,6 +252,7 @@ impl Index<EndpointId> for Directions {
 }
 
 impl IndexMut<EndpointId> for Directions {
+    #[inline]
     fn index_mut(&mut self, sender: EndpointId) -> &mut Direction {
         self.0[sender].get_or_insert_with(Box::default)
     }

@@ -196,7 +196,9 @@ impl Direction {
     /// retransmission.
     pub(crate) fn forget_timeout_copy(&mut self, tsn: u32) {
         if let Some(copies) = self.timeout_copies.as_mut() {
-            copies.retain(|c| c.0 != tsn);
+            if copies.iter().any(|c| c.0 == tsn) {
+                copies.retain(|c| c.0 != tsn);
+            }
         }
     }
 

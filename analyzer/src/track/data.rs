@@ -129,12 +129,12 @@ impl Tracker {
         }
     }
 
-    pub(super) fn sack(
+    pub(super) fn sack<I: Iterator<Item = u32>>(
         &mut self,
         ctx: &Ctx,
         cumulative: u32,
         gaps: impl Iterator<Item = (u16, u16)>,
-        (dup_tsns, duplicates): (u16, impl Iterator<Item = u32>),
+        (dup_tsns, duplicates): (u16, impl FnOnce() -> I),
         sink: &mut dyn EventSink,
     ) {
         // A SACK from `sender` acknowledges the peer's DATA.
@@ -173,7 +173,7 @@ impl Tracker {
         // A TSN reported received twice whose last copy was a timeout's:
         // its first transmission had arrived, so that expiry was spurious.
         if dup_tsns > 0 {
-            for (path, expiry_frame, tsn) in a.directions[data_sender].spurious(duplicates) {
+            for (path, expiry_frame, tsn) in a.directions[data_sender].spurious(duplicates()) {
                 sink.emit(ctx.event(EventKind::SpuriousExpiry {
                     sender: data_sender,
                     path,
@@ -182,17 +182,21 @@ impl Tracker {
                 }));
             }
         }
-        let mut transitions: [(PathId, Cleared); 8] = [(0, Cleared::default()); 8];
-        for (slot, &path) in transitions
-            .iter_mut()
-            .zip(a.directions[data_sender].ledger(window).newly_acked_paths())
-        {
-            *slot = (path, a.paths[usize::from(path)].record_success(ctx.time));
+        // Only the paths whose counter was not zero or whose state changes
+        // have anything to say (almost never): they are kept, no others.
+        let mut changed: [(PathId, Cleared); 8] = [(0, Cleared::default()); 8];
+        let mut n = 0;
+        for &path in a.directions[data_sender].ledger(window).newly_acked_paths() {
+            let c = a.paths[usize::from(path)].record_success(ctx.time);
+            if c != Cleared::default() && n < changed.len() {
+                changed[n] = (path, c);
+                n += 1;
+            }
         }
         a.directions[data_sender]
             .ledger(window)
             .swap_buffers(&mut self.ack_buffers);
-        for (path, c) in transitions {
+        for &(path, c) in &changed[..n] {
             self.cleared(ctx, path, c, "sack", sink);
         }
     }

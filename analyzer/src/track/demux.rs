@@ -65,8 +65,12 @@ impl Tracker {
             return Some((id, 0));
         }
         if let (Some(chunk_type::INIT_ACK), Some(tag)) = (first_type, initiate_tag) {
-            if let Some(&(id, found)) = self.by_tag.get(&(sport, dport, vtag)) {
-                let sender = self.sender_on_equal_ports(id, found, false, (sport, dport), vtag, dg);
+            if let Some(&(id, found, sure)) = self.by_tag.get(&(sport, dport, vtag)) {
+                let sender = if sure {
+                    found
+                } else {
+                    self.sender_on_equal_ports(id, found, false, (sport, dport), vtag, dg)
+                };
                 self.set_tag(id, sender, tag);
                 return Some((id, sender));
             }
@@ -83,13 +87,22 @@ impl Tracker {
         if reflected {
             // RFC 9260 §8.5.1: the tag is the sender's own, i.e. the one
             // carried by packets sent *to* the sender.
-            if let Some(&(id, to_sender)) = self.by_tag.get(&(dport, sport, vtag)) {
+            if let Some(&(id, to_sender, sure)) = self.by_tag.get(&(dport, sport, vtag)) {
                 let found = 1 - to_sender;
-                let sender = self.sender_on_equal_ports(id, found, true, (sport, dport), vtag, dg);
+                let sender = if sure {
+                    found
+                } else {
+                    self.sender_on_equal_ports(id, found, true, (sport, dport), vtag, dg)
+                };
                 return Some((id, sender));
             }
-        } else if let Some(&(id, found)) = self.by_tag.get(&(sport, dport, vtag)) {
-            let sender = self.sender_on_equal_ports(id, found, false, (sport, dport), vtag, dg);
+        } else if let Some(&(id, found, sure)) = self.by_tag.get(&(sport, dport, vtag)) {
+            // (Most packets: the key alone tells the direction.)
+            let sender = if sure {
+                found
+            } else {
+                self.sender_on_equal_ports(id, found, false, (sport, dport), vtag, dg)
+            };
             return Some((id, sender));
         }
         // A half-known association whose tag for this direction is unknown.
@@ -125,6 +138,7 @@ impl Tracker {
     /// the endpoint that has its destination address received it; with
     /// neither address known to exactly one endpoint, endpoint 0 sent it
     /// (like the first packet of a mid-stream association: docs/metrics.md).
+    #[inline]
     fn sender_on_equal_ports(
         &mut self,
         id: AssocId,
@@ -134,9 +148,22 @@ impl Tracker {
         vtag: u32,
         dg: &SctpDatagram<'_>,
     ) -> EndpointId {
+        // (Every packet comes here: the common case stays inline.)
         if sport != dport {
             return found;
         }
+        self.sender_by_tag_and_addresses(id, found, reflected, vtag, dg)
+    }
+
+    /// [`Tracker::sender_on_equal_ports`] when the ports are equal.
+    fn sender_by_tag_and_addresses(
+        &mut self,
+        id: AssocId,
+        found: EndpointId,
+        reflected: bool,
+        vtag: u32,
+        dg: &SctpDatagram<'_>,
+    ) -> EndpointId {
         let a = &self.associations[id];
         let other = 1 - found;
         // The tag a packet sent by `other` would carry: its peer's tag, or
@@ -206,7 +233,20 @@ impl Tracker {
             let pp = port_pair(from, to);
             super::retire::remove_from(&mut self.half_known, pp, id);
         }
-        self.by_tag.insert(key, (id, 1 - endpoint));
+        // A key tells the direction by itself when the ports differ, or the
+        // other endpoint's tag is known and different (then no packet the
+        // other way can carry this key): see `sender_on_equal_ports`.
+        let other = a.endpoints[1 - endpoint].verification_tag;
+        let sure = from != to || other.is_some_and(|o| o != tag);
+        self.by_tag.insert(key, (id, 1 - endpoint, sure));
+        if let Some(o) = other {
+            // The other endpoint's key may now tell its direction too.
+            if let Some(entry) = self.by_tag.get_mut(&(to, from, o)) {
+                if entry.0 == id {
+                    entry.2 = from != to || o != tag;
+                }
+            }
+        }
     }
 
     fn create(

@@ -12,7 +12,7 @@ impl Tracker {
             .by_tag
             .get(&(q.src_port, q.dst_port, q.verification_tag))
             .copied();
-        let Some((id, _)) = located else {
+        let Some((id, _, _)) = located else {
             self.counters.icmp_errors_unmatched += 1;
             return;
         };

@@ -118,7 +118,10 @@ pub struct Tracker {
     /// Alive associations by id (ids are unique and increasing in a file).
     associations: Alive,
     next_id: AssocId,
-    by_tag: FxHashMap<TagKey, (AssocId, EndpointId)>,
+    /// By the key a packet carries: its association, the endpoint that
+    /// sent it, and whether the key alone says so (ports differ, or the
+    /// two endpoints' tags are known and differ).
+    by_tag: FxHashMap<TagKey, (AssocId, EndpointId, bool)>,
     /// INITs seen, by (src port, dst port, initiate tag), to fold INIT
     /// retransmissions into one association.
     by_init: FxHashMap<TagKey, AssocId>,
@@ -381,7 +384,8 @@ impl Tracker {
                     ctx,
                     s.cumulative_tsn_ack(),
                     s.gap_blocks(),
-                    (s.dup_tsn_count(), s.dup_tsns()),
+                    // (The duplicates are read only when there are any.)
+                    (s.dup_tsn_count(), || s.dup_tsns()),
                     sink,
                 );
             }
@@ -391,7 +395,7 @@ impl Tracker {
                     ctx,
                     s.cumulative_tsn_ack(),
                     std::iter::empty(),
-                    (0, std::iter::empty()),
+                    (0, std::iter::empty),
                     sink,
                 );
             }

@@ -184,7 +184,11 @@ impl Tracker {
         }
         let a = self.associations.remove(id).expect("association is alive");
         for key in &a.tag_keys {
-            if self.by_tag.get(key).is_some_and(|&(owner, _)| owner == id) {
+            if self
+                .by_tag
+                .get(key)
+                .is_some_and(|&(owner, _, _)| owner == id)
+            {
                 self.by_tag.remove(key);
             }
         }
