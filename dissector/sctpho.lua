@@ -1,8 +1,10 @@
 -- SCTP Handover: a Wireshark / tshark (4.0+) post-dissector that annotates
 -- ASCONF / ASCONF-ACK pairs, heartbeat pairs with per-path RTT, path
 -- identity, data path switches and their interrupt, retransmissions and
--- duplicates. The logic lives in the pure-Lua core (sctpho_core.lua,
--- sctpho_wire.lua); this file is the thin Wireshark binding.
+-- duplicates, and the inferred path state (potentially failed, inactive,
+-- active, error counter cleared, spurious T3 expiry). The logic lives in
+-- the pure-Lua core (sctpho_core.lua, sctpho_wire.lua); this file is the
+-- thin Wireshark binding.
 --
 --   tshark -X lua_script:dissector/sctpho.lua -r capture.pcap -Y sctpho
 --   (or copy the three .lua files to ~/.local/lib/wireshark/plugins/)
@@ -47,6 +49,8 @@ local F = {
   switch_interrupt = ProtoField.double("sctpho.switch.interrupt", "Data interrupt (ms)"),
   switch_last_old = framenum("sctpho.switch.last_old_frame", "Last DATA on the old path"),
   switch_first_new = framenum("sctpho.switch.first_new_frame", "First DATA on the new path"),
+  path_state = ProtoField.string("sctpho.path.state", "Inferred path state entered (potentially_failed, inactive, active)"),
+  path_state_path = ProtoField.uint16("sctpho.path.state_path", "Path whose inferred state changed"),
 }
 local list = {}
 for _, f in pairs(F) do list[#list + 1] = f end
@@ -60,8 +64,14 @@ local E = {
   duplicate = ProtoExpert.new("sctpho.expert.duplicate", "Duplicate TSN", expert.group.SEQUENCE, expert.severity.NOTE),
   malformed = ProtoExpert.new("sctpho.expert.malformed", "Input the plugin could not decode", expert.group.MALFORMED, expert.severity.NOTE),
   asconf_retransmission = ProtoExpert.new("sctpho.expert.asconf_retransmission", "ASCONF retransmission", expert.group.SEQUENCE, expert.severity.NOTE),
+  potentially_failed = ProtoExpert.new("sctpho.expert.potentially_failed", "Path inferred potentially failed", expert.group.SEQUENCE, expert.severity.WARN),
+  inactive = ProtoExpert.new("sctpho.expert.inactive", "Path inferred inactive", expert.group.SEQUENCE, expert.severity.WARN),
+  active = ProtoExpert.new("sctpho.expert.active", "Path active again", expert.group.SEQUENCE, expert.severity.NOTE),
+  counter_cleared = ProtoExpert.new("sctpho.expert.counter_cleared", "Path error counter cleared", expert.group.SEQUENCE, expert.severity.CHAT),
+  spurious_expiry = ProtoExpert.new("sctpho.expert.spurious_expiry", "Spurious T3 expiry", expert.group.SEQUENCE, expert.severity.NOTE),
 }
-proto.experts = { E.switch, E.no_ack, E.ack_error, E.unconfirmed, E.duplicate, E.malformed, E.asconf_retransmission }
+proto.experts = { E.switch, E.no_ack, E.ack_error, E.unconfirmed, E.duplicate, E.malformed, E.asconf_retransmission,
+  E.potentially_failed, E.inactive, E.active, E.counter_cleared, E.spurious_expiry }
 
 proto.prefs.prescan = Pref.bool("Pre-scan the capture file", true,
   "Read the whole capture file (named on the command line) once at the start, so that "
@@ -71,6 +81,20 @@ proto.prefs.lazy = Pref.bool("Analyse only when the output is used (tshark)", tr
   .. "columns, a filter or tap on its fields, -z sctpho): a run that uses none of it pays almost nothing.")
 proto.prefs.unconfirmed_note = Pref.bool("Note DATA to unconfirmed addresses", true,
   "Add an expert note to DATA sent to an address not yet confirmed by a HEARTBEAT ACK.")
+-- The thresholds of the inferred path state, as the analyzer's options
+-- (--pmr, --pf-retrans, --no-pf, --rto-max-ms): pass the sender's.
+local D = Core.DEFAULTS
+proto.prefs.pmr = Pref.uint("Path.Max.Retrans", D.pmr,
+  "Errors (T3 expiries, unanswered HEARTBEATs) after which a path is inferred inactive: "
+  .. "inactive when its error counter exceeds this (RFC 9260 Path.Max.Retrans, Linux's net.sctp.path_max_retrans).")
+proto.prefs.pf = Pref.bool("Infer the potentially-failed state", true,
+  "Infer RFC 7829's potentially-failed state (Linux's net.sctp.pf_enable); off for a sender with the state off.")
+proto.prefs.pf_retrans = Pref.uint("Potentially-failed threshold (PFMR)", D.pf_retrans,
+  "A path is inferred potentially failed when its error counter exceeds this (RFC 7829 PFMR, Linux's "
+  .. "net.sctp.pf_retrans); at or above Path.Max.Retrans the state is off.")
+proto.prefs.rto_max_ms = Pref.uint("RTO.Max (ms)", D.rto_max_ms,
+  "The sender's RTO.Max: a T3 expiry whose DATA was sent more than RTO.Max before a reset of the path's "
+  .. "error counter came before that reset and is not charged (docs/metrics.md).")
 
 -- This process's command line (argv).
 local ARGS = {}
@@ -155,17 +179,24 @@ local function wanted(tree, pinfo)
   return tostring(pinfo.cols.info) ~= "(info)" or tostring(pinfo.cols.protocol) ~= "(protocol)"
 end
 
+-- A new analysis with the preferences' thresholds.
+local function new_core()
+  local prefs = proto.prefs
+  return Core.new({ pmr = prefs.pmr, pf_retrans = prefs.pf and prefs.pf_retrans or false,
+    rto_max_ms = prefs.rto_max_ms })
+end
+
 local function prescan(path)
   local ok, done = pcall(core.scan_file, core, path, lengths)
   if ok and done then
     mode = "prescanned"
   else
-    core, lengths, mode = Core.new(), {}, "incremental"
+    core, lengths, mode = new_core(), {}, "incremental"
   end
 end
 
 local function start(tvb, pinfo, tree)
-  core, lengths, deferred_path = Core.new(), {}, nil
+  core, lengths, deferred_path = new_core(), {}, nil
   skip_quiet = SKIP_QUIET and proto.prefs.lazy
   mode = "incremental"
   if not proto.prefs.prescan then return end
@@ -254,9 +285,10 @@ local function feed(tvb, pinfo)
   end
 end
 
-local function add_expert(tree, kind, text)
+local function add_expert(tree, kind, text, name)
   local e = E.malformed
-  if text:find("path switch", 1, true) then e = E.switch
+  if name and E[name] then e = E[name]
+  elseif text:find("path switch", 1, true) then e = E.switch
   elseif text:find("without ASCONF%-ACK") then e = E.no_ack
   elseif text:find("reports an error", 1, true) then e = E.ack_error
   elseif text:find("ASCONF retransmission", 1, true) then e = E.asconf_retransmission
@@ -346,7 +378,11 @@ local function annotate(v, a, pinfo, tree, unanswered, w)
       if s.first_new and w.switch_first_new then add(t, F.switch_first_new, s.first_new) end
       pinfo.cols.info:append(string.format(" [%s path switch %d->%d]", s.kind, s.from_path, s.to_path))
     end
-    for _, x in ipairs(a.expert) do add_expert(t, x[1], x[2]) end
+    for _, state in ipairs(a.path_states or NO_RESULTS) do
+      if w.path_state then add(t, F.path_state, state[1]) end
+      if w.path_state_path then add(t, F.path_state_path, state[2]) end
+    end
+    for _, x in ipairs(a.expert) do add_expert(t, x[1], x[2], x[3]) end
   end
   for _ = 1, unanswered do add_expert(t, "warning", Core.NO_ACK) end
 end
@@ -376,7 +412,7 @@ function proto.dissector(tvb, pinfo, tree)
   local number = pinfo.number
   if mode == "prescanned" and lengths[number] ~= tvb_len(tvb) then
     -- Not the file we pre-scanned (e.g. another file opened in the GUI).
-    core, lengths, mode = Core.new(), {}, "incremental"
+    core, lengths, mode = new_core(), {}, "incremental"
   end
   if mode == "incremental" and not visited then feed(tvb, pinfo) end
   local v, a = core.views[number], core.ann[number]

@@ -40,8 +40,35 @@ local CAUSES = {
   [0x00a4] = "request_refused_no_authorization", [8] = "unrecognized_parameters",
 }
 
-function Core.new()
+-- The thresholds of the inferred path state (docs/metrics.md, "Inferred
+-- path state"), as the analyzer's options: Path.Max.Retrans (--pmr), the
+-- potentially-failed threshold PFMR (--pf-retrans; nil or false: --no-pf)
+-- and RTO.Max in ms (--rto-max-ms).
+Core.DEFAULTS = { pmr = 5, pf_retrans = 0, rto_max_ms = 60000 }
+
+-- How late a T3 timer may fire after its deadline (the analyzer's
+-- T3_SLACK): one tick of a HZ = 100 kernel and some processing, in ns.
+local T3_SLACK = 15000000
+
+-- A count from an option: a whole number >= 0, else the default.
+local function count_option(v, default)
+  if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then return default end
+  return floor(v)
+end
+
+-- opts: the thresholds (see Core.DEFAULTS; any left out take its value).
+function Core.new(opts)
+  opts = opts or {}
+  local D = Core.DEFAULTS
+  local pf = opts.pf_retrans
+  if pf == nil then pf = D.pf_retrans end
+  if pf ~= false then pf = count_option(pf, D.pf_retrans) else pf = nil end
   return setmetatable({
+    pmr = count_option(opts.pmr, D.pmr),
+    pf_retrans = pf,
+    rto_max_ns = count_option(opts.rto_max_ms, D.rto_max_ms) * 1000000,
+    t0 = nil,          -- the first packet's second: times are kept as ns since then
+    acked_list = {}, acked_set = {}, -- paths a SACK newly acknowledges DATA of (reused)
     assocs = {},       -- 0-based ids: assocs[id + 1]
     by_tag = {},       -- [sport*65536+dport][tag] -> {id, sender}
     by_init = {},      -- [sport*65536+dport][tag] -> id
@@ -82,10 +109,12 @@ function Core:annotation(frame)
   return a
 end
 
-local function add_expert(ann, severity, text)
+-- kind, when given, names the expert info (sctpho.lua's E table);
+-- otherwise the binding tells it from the text.
+local function add_expert(ann, severity, text, kind)
   if ann.expert == NONE then ann.expert = {} end
   local e = ann.expert
-  e[#e + 1] = { severity, text }
+  e[#e + 1] = { severity, text, kind }
 end
 Core.add_expert = add_expert
 
@@ -113,7 +142,12 @@ local function new_direction()
     -- updated in place), the first DATA of the current segment (a copy),
     -- and the DATA in the segment
     last_data = {}, first_in_segment = {}, in_segment = {},
-    expiries = {},
+    -- sent[tsn]: when a TSN in rec was last sent (ns, see Core:packet);
+    -- copies[tsn]: its transmissions, once it was sent more than once;
+    -- timeouts: the latest timeout-driven first retransmissions {tsn,
+    -- path charged, frame of its expiry} (nil until the first), for
+    -- spurious expiries (docs/metrics.md, "Spurious timeouts").
+    sent = {}, copies = {}, timeouts = nil,
   }
 end
 
@@ -129,11 +163,12 @@ function Core:create(ports, frame)
     -- (first frame, transmissions, last frame, ACK frame); sent_asconf
     -- [sender]: that endpoint's latest serial (see Core:asconf); mobile:
     -- the first endpoint to send ADD-IP or DELETE-IP.
-    -- hb_out[path]: its last HEARTBEAT while unanswered; failed_paths
-    -- [path]: the frame of the path's first error (an unanswered HEARTBEAT
-    -- or a T3 expiry), which makes it potentially failed with the
-    -- analyzer's default thresholds (PFMR 0: Linux's pf_retrans;
-    -- docs/metrics.md, "Inferred path state").
+    -- pending_hb["sender|info"]: the HEARTBEATs with that information
+    -- still unanswered, oldest first; hb_out[path]: its last HEARTBEAT
+    -- while unanswered; failed_paths[path]: the frame at which the path
+    -- was first inferred potentially failed or inactive (docs/metrics.md,
+    -- "Inferred path state"; the error counter is kept per path, see
+    -- Core:path_error).
     pending_hb = {}, hb_out = {}, failed_paths = {},
     pending_asconf = {}, asconfs = {}, sent_asconf = {}, mobile = nil,
     handshake = {}, ended = false, first_frame = frame,
@@ -263,7 +298,14 @@ function Core:path(a, sender, src, dst)
   local p = by_dst[dst]
   if not p then
     local id = #a.paths
-    p = { id = id, src = src, dst = dst, sender = sender, views = {} }
+    -- The inferred state (docs/metrics.md, "Inferred path state"), as the
+    -- analyzer's track::path::PathState: the error counter, active
+    -- (not inactive), potentially failed; the latest T3 expiry (time of
+    -- its first retransmission, frame) and the last two times the counter
+    -- was cleared; changes: {state, frame} in order, for the summary.
+    p = { id = id, src = src, dst = dst, sender = sender, views = {},
+      errors = 0, active = true, pf = false, last_expiry = nil, last_expiry_frame = nil,
+      last_clear = nil, previous_clear = nil, changes = {}, clears = 0, spurious = 0 }
     a.paths[id + 1] = p
     by_dst[dst] = p
   end
@@ -331,8 +373,13 @@ function Core:packet(frame, sec, nsec, src, dst, s, i0, n)
   local p = by_dst and by_dst[dst] or self:path(a, sender, src, dst)
   self.views[frame] = view_of(a, p, sender)
   local ctx = self.ctx
+  -- Times compared by the error counter are ns since the first packet's
+  -- second: exact as integers (or doubles, under 2^53 ns: 104 days).
+  local t0 = self.t0
+  if not t0 then t0 = sec; self.t0 = sec end
   ctx.frame, ctx.sec, ctx.nsec, ctx.a, ctx.sender, ctx.path, ctx.src, ctx.dst, ctx.ann =
     frame, sec, nsec, a, sender, p.id, src, dst, self.ann[frame]
+  ctx.t = (sec - t0) * 1000000000 + nsec
   while i + 3 <= n do
     local t, _, l1, l2 = byte(s, i, i + 3)
     local len = l1 * 256 + l2
@@ -367,6 +414,152 @@ local function add_event(ann, e)
   table.insert(ann.events, e)
 end
 
+-- The inferred path state (docs/metrics.md, "Inferred path state" and
+-- "Spurious timeouts and counter resets"), as the analyzer's
+-- track::path::PathState and the tracker's events: the same events,
+-- states and expert infos on the same frames as the C tier's.
+
+-- "path 1 (192.0.2.1 -> 198.51.100.2)"
+local function path_label(p)
+  return string.format("path %d (%s -> %s)", p.id, addr_string(p.src), addr_string(p.dst))
+end
+Core.path_label = path_label
+
+-- An event of path p on the packet under analysis; state (when given) is
+-- its new state, shown as sctpho.path.state with sctpho.path.state_path
+-- (the packet may be on another path: a SACK or HEARTBEAT ACK coming
+-- back, a retransmission sent elsewhere).
+local function path_event(self, ctx, p, event, state, severity, text, kind)
+  local ann = ann_of(self, ctx)
+  add_event(ann, event)
+  if state then
+    local states = ann.path_states
+    if not states then states = {}; ann.path_states = states end
+    states[#states + 1] = { state, p.id }
+    p.changes[#p.changes + 1] = { state, ctx.frame }
+    if state ~= "active" and not ctx.a.failed_paths[p.id] then ctx.a.failed_paths[p.id] = ctx.frame end
+  end
+  add_expert(ann, severity, text, kind)
+end
+
+-- An unanswered HEARTBEAT or a T3 expiry of DATA last sent on p (RFC 9260
+-- §8.2): past PFMR the path is potentially failed (RFC 7829 §4), past
+-- Path.Max.Retrans inactive; a PFMR at or above Path.Max.Retrans never
+-- applies (the analyzer's PathState::record_error).
+function Core:path_error(ctx, p)
+  local n = p.errors + 1
+  p.errors = n
+  if p.active and n > self.pmr then
+    p.active, p.pf = false, false
+    path_event(self, ctx, p, "path_inactive", "inactive", "warning",
+      string.format("%s inactive: error count %d exceeds Path.Max.Retrans %d", path_label(p), n, self.pmr),
+      "inactive")
+  elseif p.active and not p.pf and self.pf_retrans and n > self.pf_retrans then
+    p.pf = true
+    path_event(self, ctx, p, "path_potentially_failed", "potentially_failed", "warning",
+      string.format("%s potentially failed: error count %d exceeds PFMR %d", path_label(p), n, self.pf_retrans),
+      "potentially_failed")
+  end
+end
+
+-- A HEARTBEAT ACK for p ("heartbeat_ack"), or a SACK newly acknowledging
+-- DATA last sent on it ("sack"), clears its error counter (RFC 9260 §8.3)
+-- and makes it active again (the analyzer's PathState::record_success).
+function Core:path_success(ctx, p, by)
+  local before, t = p.errors, ctx.t
+  p.errors = 0
+  if p.last_clear ~= t then p.previous_clear, p.last_clear = p.last_clear, t end
+  if before > 0 then
+    p.clears = p.clears + 1
+    path_event(self, ctx, p, "error_counter_cleared", nil, "chat",
+      string.format("%s error counter cleared from %d by a %s", path_label(p), before,
+        by == "sack" and "SACK" or "HEARTBEAT ACK"), "counter_cleared")
+  end
+  if not p.active or p.pf then
+    local was = p.active and "potentially failed" or "inactive"
+    p.active, p.pf = true, false
+    path_event(self, ctx, p, "path_active", "active", "note",
+      string.format("%s active again (was %s)", path_label(p), was), "active")
+  end
+end
+
+-- A timeout-driven retransmission, on the packet under analysis, of DATA
+-- last sent on p at `sent` (ns): one error per T3 expiry. An expiry marks
+-- every TSN outstanding on its path, so a TSN belongs to the first expiry
+-- of its path after it was last sent: the retransmission starts a new
+-- expiry only when p had none since `sent`. An expiry whose TSNs were sent
+-- more than RTO.Max (+ T3_SLACK) before the last clear of p (counted from
+-- the clear before it, if later) came before that clear and is not
+-- charged (the analyzer's PathState::record_timeout). Returns whether it
+-- is a new expiry.
+function Core:path_timeout(ctx, p, sent)
+  local last = p.last_expiry
+  if sent and last and last > sent then return false end
+  p.last_expiry, p.last_expiry_frame = ctx.t, ctx.frame
+  local cleared = p.last_clear
+  if sent and cleared and sent < cleared then
+    local started, previous = sent, p.previous_clear
+    if previous and previous > sent then started = previous end
+    if started + self.rto_max_ns + T3_SLACK < cleared then return true end
+  end
+  self:path_error(ctx, p)
+  return true
+end
+
+-- Timeout-driven copies remembered per direction (the analyzer's
+-- TIMEOUT_COPIES): a duplicate report comes one round trip after the copy.
+local TIMEOUT_COPIES = 64
+
+-- A timeout-driven copy of tsn charged to path `path`'s expiry at frame
+-- `expiry`: remembered when it is the TSN's first retransmission, and any
+-- earlier copy of the TSN forgotten (a duplicate report after three
+-- copies could be of any two).
+local function forget_copy(d, tsn)
+  local list = d.timeouts
+  if not list then return end
+  for i = #list, 1, -1 do
+    if list[i][1] == tsn then table.remove(list, i) end
+  end
+end
+
+local function note_copy(d, tsn, path, expiry, first)
+  forget_copy(d, tsn)
+  if not first then return end
+  local list = d.timeouts
+  if not list then list = {}; d.timeouts = list end
+  if #list == TIMEOUT_COPIES then table.remove(list, 1) end
+  list[#list + 1] = { tsn, path, expiry }
+end
+
+-- The duplicate TSNs of a SACK (dups of them at s[at..]): a TSN whose only
+-- retransmission was a timeout's shows that expiry spurious (its first
+-- transmission had arrived), each expiry once.
+function Core:spurious(ctx, d, s, at, dups)
+  local list = d.timeouts
+  if not list or #list == 0 then return end
+  local a = ctx.a
+  for i = 0, dups - 1 do
+    local o = at + 4 * i
+    local b1, b2, b3, b4 = byte(s, o, o + 3)
+    local dup = ((b1 * 256 + b2) * 256 + b3) * 256 + b4
+    local found
+    for _, c in ipairs(list) do
+      if c[1] == dup then found = c; break end
+    end
+    if found then
+      local path, expiry = found[2], found[3]
+      for k = #list, 1, -1 do
+        if list[k][3] == expiry and list[k][2] == path then table.remove(list, k) end
+      end
+      local p = a.paths[path + 1]
+      p.spurious = p.spurious + 1
+      path_event(self, ctx, p, "spurious_expiry", nil, "note",
+        string.format("spurious T3 expiry of %s in frame %d: TSN %d was reported as a duplicate",
+          path_label(p), expiry, dup), "spurious_expiry")
+    end
+  end
+end
+
 -- The chunks of DECODED (decoded to a table by decode_chunk; DATA, SACK,
 -- ABORT and SHUTDOWN COMPLETE are handled in Core:packet).
 function Core:chunk(ctx, c)
@@ -377,25 +570,36 @@ function Core:chunk(ctx, c)
     ctx.a.handshake[ctx.src], ctx.a.handshake[ctx.dst] = true, true
   elseif t == HEARTBEAT and c.info then
     local a, path = ctx.a, ctx.path
+    add_event(ann_of(self, ctx), "heartbeat")
     -- A HEARTBEAT on a path whose last one is still unanswered: that one
     -- is unanswered (no longer matched), an error of the path.
     local previous = a.hb_out[path]
-    if previous then
-      if a.pending_hb[previous.key] == previous then a.pending_hb[previous.key] = nil end
-      a.failed_paths[path] = a.failed_paths[path] or ctx.frame
-    end
     local k = ctx.sender .. "|" .. c.info
     local hb = { frame = ctx.frame, sec = ctx.sec, nsec = ctx.nsec, path = path, key = k }
-    a.pending_hb[k] = hb
+    local pending = a.pending_hb[k]
+    if not pending then pending = {}; a.pending_hb[k] = pending end
+    pending[#pending + 1] = hb
     a.hb_out[path] = hb
-    add_event(ann_of(self, ctx), "heartbeat")
+    if previous then
+      local list = a.pending_hb[previous.key]
+      if list then
+        for i = #list, 1, -1 do
+          if list[i] == previous then table.remove(list, i) end
+        end
+        if #list == 0 then a.pending_hb[previous.key] = nil end
+      end
+      self:path_error(ctx, a.paths[path + 1])
+    end
   elseif t == HEARTBEAT_ACK and c.info then
     local a, ann = ctx.a, ann_of(self, ctx)
     local k = (1 - ctx.sender) .. "|" .. c.info
-    local hb = a.pending_hb[k]
+    -- The latest HEARTBEAT with this information still unanswered.
+    local pending = a.pending_hb[k]
+    local hb = pending and pending[#pending]
     add_event(ann, "heartbeat_ack")
     if hb then
-      a.pending_hb[k] = nil
+      pending[#pending] = nil
+      if #pending == 0 then a.pending_hb[k] = nil end
       if a.hb_out[hb.path] == hb then a.hb_out[hb.path] = nil end
       ann.hb_request = hb.frame
       ann.hb_rtt = ms(hb.sec, hb.nsec, ctx.sec, ctx.nsec)
@@ -404,6 +608,7 @@ function Core:chunk(ctx, c)
       local probed = a.paths[hb.path + 1].dst
       local info = a.ep[ctx.sender].addrs[probed]
       if info and not info.confirmed then info.confirmed = ctx.frame end
+      self:path_success(ctx, a.paths[hb.path + 1], "heartbeat_ack")
     end
   elseif t == ASCONF and c.serial then
     self:asconf(ctx, c)
@@ -558,6 +763,7 @@ function Core:data(ctx, tsn)
     if highest == nil then d.base = tsn end
     d.highest = tsn
     d.rec[tsn] = path
+    d.sent[tsn] = ctx.t
     local current = d.current
     if current == nil then
       d.current, d.seg_first_frame = path, frame
@@ -582,22 +788,35 @@ function Core:data(ctx, tsn)
   end
   if r ~= nil then
     local fast = r_miss >= 3
-    if not fast and not acked then
-      -- A T3 expiry charged to the path the TSN was last sent on: an
-      -- error of that path.
-      a.failed_paths[r_path] = a.failed_paths[r_path] or frame
-      local ex = d.expiries[#d.expiries]
-      if not (ex and ex.path == r_path and ms(ex.sec, ex.nsec, sec, nsec) <= 100) then
-        d.expiries[#d.expiries + 1] = { path = r_path, frame = frame, sec = sec, nsec = nsec }
-      else
-        ex.sec, ex.nsec = sec, nsec
-      end
-    end
+    local sent, copies = d.sent[tsn], (d.copies[tsn] or 1) + 1
+    d.copies[tsn] = copies
+    d.sent[tsn] = ctx.t
     if r_gap then
       r.last_path, r.miss = path, 0
     else
       d.rec[tsn] = path
     end
+    if not fast and not acked then
+      -- A timeout-driven retransmission: charged to the path the TSN was
+      -- last sent on, once per T3 expiry. Only a first retransmission can
+      -- show its expiry spurious: with two copies out, a duplicate report
+      -- says both arrived.
+      local p = a.paths[r_path + 1]
+      self:path_timeout(ctx, p, sent)
+      note_copy(d, tsn, r_path, p.last_expiry_frame, copies == 2)
+    else
+      forget_copy(d, tsn)
+    end
+  else
+    -- Never captured before (its first copy was lost before the capture
+    -- point): remembered from now on when it is above the cumulative ack
+    -- (as the analyzer's TSN window).
+    local base = d.base
+    if base and not acked and sle(base, tsn) then
+      d.rec[tsn] = path
+      d.sent[tsn] = ctx.t
+    end
+    forget_copy(d, tsn)
   end
 end
 
@@ -626,9 +845,9 @@ end
 --             in this segment, or the mobile endpoint itself sends, from a
 --             new source address it sent an ADD-IP for);
 --   return    back to a path that failed earlier: left by a failover, or
---             potentially failed (any error, see failed_paths: with the
---             analyzer's default thresholds the first error makes a path
---             potentially failed, and inactive comes after it);
+--             inferred potentially failed or inactive (see failed_paths;
+--             with the analyzer's default thresholds, PFMR 0, the first
+--             error makes a path potentially failed);
 --   planned   an ASCONF of the segment added or made primary an address of
 --             the new path;
 --   failover  seen by the receiver (the old path fell silent);
@@ -664,10 +883,9 @@ function Core:switch(ctx, d, old, new, tsn)
     end
   end
   if moved and (addip or setprim) then planned = true end
-  local expired = false
-  for _, e in ipairs(d.expiries) do
-    if e.path == old and e.frame >= since then expired = true end
-  end
+  -- A T3 expiry of the old path in its segment (see Core:path_timeout):
+  -- its latest expiry is the one to look at.
+  local expired = from.last_expiry_frame ~= nil and from.last_expiry_frame >= since
   local asked_to_move = setprim or (moved and mobile == sender and addip)
   local kind, reason
   if expired and not asked_to_move then
@@ -710,47 +928,86 @@ end
 -- A SACK (or SHUTDOWN: s nil, no gap blocks) from the receiver of
 -- direction 1 - sender: its cumulative TSN ack, and ngaps gap blocks (start,
 -- end: 16 bits each) at s[gaps..].
+-- The TSNs from..to (no wrap), cumulatively acknowledged: forgotten; the
+-- paths they were last sent on (unless a gap block acknowledged them
+-- before) added to list / set.
+local function forget_acked(d, from, to, list, set)
+  local rec, sent, copies = d.rec, d.sent, d.copies
+  -- (Most TSNs were sent once, on the path of the one before.)
+  local any_copies, previous = next(copies) ~= nil, nil
+  for t = from, to do
+    local r = rec[t]
+    if r ~= nil then
+      local lp = r
+      if type(r) == "table" then lp = not r.gap and r.last_path or nil end
+      if lp ~= previous and lp and not set[lp] then set[lp] = true; list[#list + 1] = lp end
+      previous = lp
+      rec[t], sent[t] = nil, nil
+      if any_copies then copies[t] = nil end
+    end
+  end
+end
+
 function Core:sack(ctx, cum, s, gaps, ngaps, dups)
-  local d = ctx.a.dir[1 - ctx.sender]
+  local a = ctx.a
+  local d = a.dir[1 - ctx.sender]
   if dups > 0 then add_event(ann_of(self, ctx), "duplicate_report") end
   local dcum = d.cum
-  -- Paths whose DATA this SACK newly acknowledges (for SFR-CACC below).
-  local newly = d.changeover and {} or nil
+  -- The paths whose DATA this SACK newly acknowledges, in the analyzer's
+  -- order (cumulatively acknowledged TSNs in order, then gap blocks): for
+  -- SFR-CACC below and their error counters. Reused from SACK to SACK.
+  local list, set = self.acked_list, self.acked_set
+  for i = #list, 1, -1 do set[list[i]] = nil; list[i] = nil end
   if dcum == nil or sgt(cum, dcum) then
     d.cum, dcum = cum, cum
     local base = d.base
     if base then
       local steps = (cum - base) % TWO32
       if steps < TWO31 then
+        -- The TSNs base..cum are acknowledged: forgotten.
+        local rec, sent, copies = d.rec, d.sent, d.copies
         if steps > 1048576 then
-          d.rec = {}
+          -- Past any window: the TSNs remembered, in order.
+          local tsns = {}
+          for t in pairs(rec) do
+            if (t - base) % TWO32 <= steps then tsns[#tsns + 1] = t end
+          end
+          table.sort(tsns, function(x, y) return (x - base) % TWO32 < (y - base) % TWO32 end)
+          for _, t in ipairs(tsns) do
+            local r = rec[t]
+            local lp = r
+            if type(r) == "table" then lp = not r.gap and r.last_path or nil end
+            if lp and not set[lp] then set[lp] = true; list[#list + 1] = lp end
+            rec[t], sent[t], copies[t] = nil, nil, nil
+          end
+        elseif base + steps < TWO32 then
+          forget_acked(d, base, base + steps, list, set)
         else
-          -- The TSNs base..cum are acknowledged: forgotten.
-          local rec = d.rec
-          if newly then
-            for k = 0, steps do
-              local r = rec[(base + k) % TWO32]
-              if type(r) == "table" then
-                if not r.gap then newly[r.last_path] = true end
-              elseif r ~= nil then
-                newly[r] = true
-              end
-            end
-          end
-          if base + steps < TWO32 then
-            for t = base, base + steps do rec[t] = nil end
-          else
-            for k = 0, steps do rec[(base + k) % TWO32] = nil end
-          end
+          forget_acked(d, base, TWO32 - 1, list, set)
+          forget_acked(d, 0, (base + steps) % TWO32, list, set)
         end
         d.base = (cum + 1) % TWO32
       end
     end
   end
   if d.changeover and dcum and sle(d.changeover, dcum) then
-    d.changeover, newly = nil, nil
+    d.changeover = nil
   end
-  if ngaps == 0 then return end
+  if ngaps > 0 then self:gap_blocks(d, dcum, s, gaps, ngaps) end
+  -- A TSN reported received twice whose last copy was a timeout's: its
+  -- first transmission had arrived, so that expiry was spurious.
+  if dups > 0 and s then self:spurious(ctx, d, s, gaps + 4 * ngaps, dups) end
+  -- Error counters cleared: of the first 8 paths (as the analyzer).
+  local paths = a.paths
+  for i = 1, min(#list, 8) do
+    self:path_success(ctx, paths[list[i] + 1], "sack")
+  end
+end
+
+-- The gap blocks of a SACK (ngaps of them at s[gaps..]; cumulative ack
+-- dcum): TSNs newly acknowledged, and miss indications.
+function Core:gap_blocks(d, dcum, s, gaps, ngaps)
+  local list, set = self.acked_list, self.acked_set
   local rec = d.rec
   local highest_gap
   for g = 0, ngaps - 1 do
@@ -762,10 +1019,11 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
         local t = (dcum + k) % TWO32
         local r = rec[t]
         if type(r) == "table" then
-          if newly and not r.gap then newly[r.last_path] = true end
+          local lp = r.last_path
+          if not r.gap and not set[lp] then set[lp] = true; list[#list + 1] = lp end
           r.gap = true
         elseif r ~= nil then
-          if newly then newly[r] = true end
+          if not set[r] then set[r] = true; list[#list + 1] = r end
           rec[t] = { last_path = r, gap = true, miss = 0 }
         end
       end
@@ -785,7 +1043,7 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
     while sle(t, highest_gap) and guard < 65536 do
       local r = rec[t]
       local last = type(r) == "table" and r.last_path or r
-      local skip = change and r ~= nil and sgt(change, t) and not newly[last]
+      local skip = change and r ~= nil and sgt(change, t) and not set[last]
       if skip then
         -- no miss indication
       elseif type(r) == "table" then
@@ -834,6 +1092,14 @@ function Core:summary()
     line("association %d  ports %d <-> %d  (first frame %d)", a.id, a.ports[0], a.ports[1], a.first_frame)
     for _, p in ipairs(a.paths) do
       line("  path %d  %s -> %s  (sent by endpoint %d)", p.id, W.addr_string(p.src), W.addr_string(p.dst), p.sender)
+      -- The inferred state: its changes, counter resets, spurious expiries.
+      if #p.changes > 0 or p.clears > 0 or p.spurious > 0 then
+        local changes = {}
+        for _, c in ipairs(p.changes) do changes[#changes + 1] = string.format("%s (frame %d)", c[1], c[2]) end
+        line("    state: %s; error counter cleared %d time(s); %d spurious T3 expir%s",
+          #changes > 0 and table.concat(changes, ", ") or "active throughout", p.clears, p.spurious,
+          p.spurious == 1 and "y" or "ies")
+      end
     end
     for _, x in ipairs(a.asconfs) do
       local ops = {}

@@ -315,6 +315,15 @@ end
 
 -- Capture files --------------------------------------------------------
 
+-- base ^ e, an integer under Lua 5.3+ (where ^ gives a float) while it
+-- fits (e <= most).
+local function power(base, e, most)
+  if e > most then return base ^ e end
+  local u = 1
+  for _ = 1, e do u = u * base end
+  return u
+end
+
 -- (hi * 2^32 + lo) / units as whole seconds and nanoseconds, exactly: a
 -- Lua 5.2 number holds integers only up to 2^53, so divide 16 bits at a time.
 function M.stamp(hi, lo, units)
@@ -328,7 +337,8 @@ function M.stamp(hi, lo, units)
   end
   local nsec
   if 1000000000 % units == 0 then
-    nsec = r * (1000000000 / units)
+    -- (floor: an integer under Lua 5.3+, where / gives a float)
+    nsec = r * math.floor(1000000000 / units)
   else
     nsec = math.floor(r / units * 1000000000 + 0.5)
   end
@@ -433,7 +443,7 @@ local function walk(read, on_frame)
           if code == 0 then break end
           if code == 9 and olen >= 1 then
             local v = byte(data, o + 4)
-            if v < 128 then iface.units = 10 ^ v else iface.units = 2 ^ (v - 128) end
+            if v < 128 then iface.units = power(10, v, 18) else iface.units = power(2, v - 128, 62) end
           end
           o = o + 4 + math.floor((olen + 3) / 4) * 4
         end

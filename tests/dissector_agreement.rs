@@ -2,16 +2,21 @@
 //! the analyzer report the same ASCONF/ASCONF-ACK pairs, ASCONF
 //! retransmissions (flag, transmission number and first frame per ASCONF)
 //! and repeated ASCONF-ACKs, heartbeat pairs, data path switches, their
-//! kinds and interrupt values, and the paths that failed (from the same
-//! frame) on every sample capture; the
-//! plugin's output matches its checked golden files, is the same with and
-//! without `-2`, and damaged input raises no Lua error.
+//! kinds and interrupt values, the paths that failed (from the same
+//! frame), and the inferred path state's events (potentially failed,
+//! inactive, active, error counter cleared, spurious T3 expiry: frame,
+//! path, error count or expiry frame, the state entered) on every sample
+//! capture, with the analyzer's default thresholds and with each run's
+//! own (plugin preferences); the plugin's output matches its checked
+//! golden files, is the same with and without `-2`, and damaged input
+//! raises no Lua error.
 
 #[path = "../analyzer/tests/common/mod.rs"]
 mod common;
 
-use sctp_handover::analysis::{analyze_file, AnalysisOptions};
+use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
 use sctp_handover::events::{EventKind, PathId};
+use sctp_handover::time::Nanos;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -117,22 +122,194 @@ fn lua_failed_paths(capture: &Path) -> BTreeMap<(u32, PathId), u64> {
         .collect()
 }
 
+/// A path-state event: (frame, association, event, path, the error count
+/// it names — or the frame of the expiry a spurious one names).
+type PathStateEvent = (u64, u32, &'static str, PathId, Option<u64>);
+/// A state entered: (frame, state, path).
+type StateEntered = (u64, String, PathId);
+
+/// The number right after `key` in `m`.
+fn number_after(m: &str, key: &str) -> Option<u64> {
+    let rest = &m[m.find(key)? + key.len()..];
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The path-state event an expert message of the plugin tells of
+/// (dissector/sctpho_core.lua: "path 1 (a -> b) potentially failed: error
+/// count 1 exceeds PFMR 0", "... inactive: error count 6 exceeds
+/// Path.Max.Retrans 5", "... active again (was ...)", "... error counter
+/// cleared from 3 by a SACK", "spurious T3 expiry of path 2 (a -> b) in
+/// frame 81: TSN ... was reported as a duplicate").
+fn path_state_message(m: &str) -> Option<(&'static str, PathId, Option<u64>)> {
+    let path = PathId::try_from(number_after(m, "path ")?).ok()?;
+    if m.starts_with("spurious T3 expiry of path ") {
+        return Some(("spurious_expiry", path, number_after(m, ") in frame ")));
+    }
+    if !m.starts_with("path ") {
+        return None;
+    }
+    if m.contains(") potentially failed: error count ") {
+        Some((
+            "path_potentially_failed",
+            path,
+            number_after(m, "error count "),
+        ))
+    } else if m.contains(") inactive: error count ") {
+        Some(("path_inactive", path, number_after(m, "error count ")))
+    } else if m.contains(") active again (was ") {
+        Some(("path_active", path, None))
+    } else if m.contains(") error counter cleared from ") {
+        Some((
+            "error_counter_cleared",
+            path,
+            number_after(m, "cleared from "),
+        ))
+    } else {
+        None
+    }
+}
+
+/// The plugin's path-state events and states entered, from `-T fields`
+/// output with the columns of [`common::plugin_columns`] (`|` between
+/// occurrences, expert messages last); each event's name is among its
+/// frame's `sctpho.event`.
+fn plugin_path_states(out: &str) -> (Vec<PathStateEvent>, Vec<StateEntered>) {
+    let names = common::plugin_columns();
+    let col = |cols: &[&str], name: &str| -> String {
+        let i = names.iter().position(|n| n == name).expect("column");
+        cols.get(i).copied().unwrap_or("").to_string()
+    };
+    let (mut events, mut states) = (Vec::new(), Vec::new());
+    for line in out.lines() {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let frame: u64 = col(&cols, "frame.number").parse().expect("frame");
+        let assoc: u32 = col(&cols, "sctpho.assoc").parse().unwrap_or(u32::MAX);
+        let names_here = col(&cols, "sctpho.event");
+        for m in col(&cols, "_ws.expert.message").split('|') {
+            if let Some((event, path, n)) = path_state_message(m) {
+                assert!(
+                    names_here.split('|').any(|e| e == event),
+                    "frame {frame}: {event} not in {names_here}"
+                );
+                events.push((frame, assoc, event, path, n));
+            }
+        }
+        let (entered, of) = (
+            col(&cols, "sctpho.path.state"),
+            col(&cols, "sctpho.path.state_path"),
+        );
+        if !entered.is_empty() {
+            let of: Vec<&str> = of.split('|').collect();
+            assert_eq!(of.len(), entered.split('|').count(), "frame {frame}");
+            for (s, p) in entered.split('|').zip(of) {
+                states.push((frame, s.to_string(), p.parse().expect("path")));
+            }
+        }
+    }
+    (events, states)
+}
+
+/// The analyzer's path-state events and states entered, in frame order.
+fn analyzer_path_states(a: &FileAnalysis) -> (Vec<PathStateEvent>, Vec<StateEntered>) {
+    let (mut events, mut states) = (Vec::new(), Vec::new());
+    for e in &a.events {
+        let (event, path, n, state) = match e.kind {
+            EventKind::PathPotentiallyFailed { path, error_count } => (
+                "path_potentially_failed",
+                path,
+                Some(u64::from(error_count)),
+                Some("potentially_failed"),
+            ),
+            EventKind::PathInactive { path, error_count } => (
+                "path_inactive",
+                path,
+                Some(u64::from(error_count)),
+                Some("inactive"),
+            ),
+            EventKind::PathActive { path } => ("path_active", path, None, Some("active")),
+            EventKind::ErrorCounterCleared {
+                path, error_count, ..
+            } => (
+                "error_counter_cleared",
+                path,
+                Some(u64::from(error_count)),
+                None,
+            ),
+            EventKind::SpuriousExpiry {
+                path, expiry_frame, ..
+            } => ("spurious_expiry", path, Some(expiry_frame), None),
+            _ => continue,
+        };
+        events.push((e.frame, e.association, event, path, n));
+        if let Some(s) = state {
+            states.push((e.frame, s.to_string(), path));
+        }
+    }
+    (events, states)
+}
+
+/// The plugin's data path switches (frame, from, to, kind) and interrupts
+/// against the analyzer's handovers.
+fn assert_switches_agree(name: &str, rows: &[Row<'_>], a: &FileAnalysis) {
+    let got_switches: Vec<(u64, u16, u16, String, f64)> = rows
+        .iter()
+        .filter(|r| !r.get("sctpho.switch.kind").is_empty())
+        .map(|r| {
+            (
+                r.num("frame.number").expect("frame"),
+                r.get("sctpho.switch.from_path").parse().expect("from"),
+                r.get("sctpho.switch.to_path").parse().expect("to"),
+                r.get("sctpho.switch.kind").to_string(),
+                r.get("sctpho.switch.interrupt").parse().expect("interrupt"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got_switches.len(),
+        a.handovers.len(),
+        "{name}: path switches"
+    );
+    for (got, h) in got_switches.iter().zip(&a.handovers) {
+        let want_kind = format!("{:?}", h.class).to_lowercase();
+        assert_eq!(
+            (got.0, got.1, got.2, &got.3),
+            (h.switch_frame, h.from_path, h.to_path, &want_kind),
+            "{name}"
+        );
+        let interrupt = h.data_interrupt.ms.expect("interrupt");
+        assert!(
+            (got.4 - interrupt).abs() < 1e-6,
+            "{name}: interrupt {} vs {interrupt}",
+            got.4
+        );
+    }
+}
+
+/// The rows of `-T fields` output with the columns `names`.
+fn rows_of<'a>(out: &'a str, names: &'a [String]) -> Vec<Row<'a>> {
+    out.lines()
+        .map(|l| Row {
+            cols: l.split('\t').collect(),
+            names,
+        })
+        .collect()
+}
+
 #[test]
 fn plugin_and_analyzer_agree_on_every_sample() {
     // (ASCONFs sent again, ASCONF-ACKs repeated) over the samples: honda-*
     // has both, so the comparison below is not of empty lists only.
     let mut resent = (0, 0);
+    // Path-state events by name over the samples.
+    let mut state_events: BTreeMap<&str, usize> = BTreeMap::new();
     for capture in common::all_samples() {
         let name = capture.display().to_string();
         let out = run_plugin(&capture, &[]);
         let names = common::plugin_fields();
-        let rows: Vec<Row<'_>> = out
-            .lines()
-            .map(|l| Row {
-                cols: l.split('\t').collect(),
-                names: &names,
-            })
-            .collect();
+        let rows = rows_of(&out, &names);
         let a = analyze_file(&capture, &AnalysisOptions::default()).expect("analysable");
 
         let mut want_asconf = Vec::new();
@@ -230,40 +407,107 @@ fn plugin_and_analyzer_agree_on_every_sample() {
         // the analyzer's, from the same frame.
         assert_eq!(lua_failed_paths(&capture), failed, "{name}: failed paths");
 
-        let got_switches: Vec<(u64, u16, u16, String, f64)> = rows
-            .iter()
-            .filter(|r| !r.get("sctpho.switch.kind").is_empty())
-            .map(|r| {
-                (
-                    r.num("frame.number").expect("frame"),
-                    r.get("sctpho.switch.from_path").parse().expect("from"),
-                    r.get("sctpho.switch.to_path").parse().expect("to"),
-                    r.get("sctpho.switch.kind").to_string(),
-                    r.get("sctpho.switch.interrupt").parse().expect("interrupt"),
-                )
-            })
-            .collect();
-        assert_eq!(
-            got_switches.len(),
-            a.handovers.len(),
-            "{name}: path switches"
-        );
-        for (got, h) in got_switches.iter().zip(&a.handovers) {
-            let want_kind = format!("{:?}", h.class).to_lowercase();
-            assert_eq!(
-                (got.0, got.1, got.2, &got.3),
-                (h.switch_frame, h.from_path, h.to_path, &want_kind),
-                "{name}"
-            );
-            let interrupt = h.data_interrupt.ms.expect("interrupt");
-            assert!(
-                (got.4 - interrupt).abs() < 1e-6,
-                "{name}: interrupt {} vs {interrupt}",
-                got.4
-            );
+        assert_switches_agree(&name, &rows, &a);
+
+        // The inferred path state: every event on its frame, for its path,
+        // with its error count (or expiry frame), and the states entered.
+        let (got, got_states) =
+            plugin_path_states(&fields_with_experts(Input::Named(&capture), &[]));
+        let (want, want_states) = analyzer_path_states(&a);
+        assert_eq!(got, want, "{name}: path-state events");
+        assert_eq!(got_states, want_states, "{name}: path states entered");
+        for e in &want {
+            *state_events.entry(e.2).or_default() += 1;
         }
     }
     assert!(resent.0 > 0 && resent.1 > 0, "{resent:?}");
+    // The samples have each kind: the comparison is not of empty lists only.
+    for kind in [
+        "path_potentially_failed",
+        "path_inactive",
+        "path_active",
+        "error_counter_cleared",
+        "spurious_expiry",
+    ] {
+        assert!(state_events.contains_key(kind), "{kind}: {state_events:?}");
+    }
+}
+
+/// The analyzer's options and the plugin's preferences (`-o`) for the
+/// sender settings of a sample's run (its meta.json): Path.Max.Retrans,
+/// the potentially-failed state and RTO.Max (RTO.Min lowered to it).
+fn own_thresholds(capture: &Path) -> (AnalysisOptions, Vec<String>) {
+    let meta = capture.with_file_name("meta.json");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(meta).expect("meta.json")).expect("JSON");
+    let sctp = &meta["sctp"];
+    let pmr = sctp["path_max_retrans"].as_u64().expect("pmr");
+    let pf = (sctp["pf_enable"] == true).then(|| sctp["pf_retrans"].as_u64().unwrap_or(0));
+    let rto_max = sctp["rto_max_ms"].as_u64().expect("rto_max_ms");
+    let mut options = AnalysisOptions::default();
+    let t = &mut options.track;
+    t.path_max_retrans = pmr as u32;
+    t.pf_retrans = pf.map(|n| n as u32);
+    t.rto.max = Nanos::from_millis(rto_max as i64);
+    t.rto.min = t.rto.min.min(t.rto.max);
+    t.rto.initial = t.rto.initial.min(t.rto.max);
+    let mut prefs = vec![
+        format!("sctpho.pmr:{pmr}"),
+        format!("sctpho.pf:{}", if pf.is_some() { "TRUE" } else { "FALSE" }),
+        format!("sctpho.rto_max_ms:{rto_max}"),
+    ];
+    if let Some(n) = pf {
+        prefs.push(format!("sctpho.pf_retrans:{n}"));
+    }
+    let args = prefs
+        .into_iter()
+        .flat_map(|p| ["-o".to_string(), p])
+        .collect();
+    (options, args)
+}
+
+/// With each run's own Path.Max.Retrans, potentially-failed setting and
+/// RTO.Max (the plugin's preferences; the analyzer's --pmr, --pf-retrans /
+/// --no-pf, --rto-max-ms), the plugin and the analyzer give the same
+/// path-state events, states entered and switches (a return to a path
+/// inferred failed depends on the thresholds), named and piped; the
+/// thresholds change what is inferred (bokor-failover's CN primary:
+/// inactive at its third expiry with PMR 2 and the state off).
+#[test]
+fn plugin_and_analyzer_agree_with_each_runs_own_thresholds() {
+    let mut changed = 0;
+    for capture in common::all_samples() {
+        let name = capture.display().to_string();
+        let (options, args) = own_thresholds(&capture);
+        let extra: Vec<&str> = args.iter().map(String::as_str).collect();
+        let a = analyze_file(&capture, &options).expect("analysable");
+        let out = fields_with_experts(Input::Named(&capture), &extra);
+        let names = common::plugin_columns();
+        let rows = rows_of(&out, &names);
+        assert_switches_agree(&name, &rows, &a);
+        let (got, got_states) = plugin_path_states(&out);
+        let (want, want_states) = analyzer_path_states(&a);
+        assert_eq!(got, want, "{name} {extra:?}: path-state events");
+        assert_eq!(got_states, want_states, "{name} {extra:?}: states entered");
+        let pipe = fields_with_experts(Input::Pipe(&capture), &extra);
+        assert_eq!(
+            plugin_path_states(&pipe),
+            (got.clone(), got_states),
+            "{name} {extra:?}: piped"
+        );
+        let default = analyze_file(&capture, &AnalysisOptions::default()).expect("analysable");
+        if analyzer_path_states(&default).0 != want {
+            changed += 1;
+        }
+        if name.ends_with("bokor-failover/cn.pcap") {
+            assert!(
+                got.iter().any(|e| e.2 == "path_inactive" && e.4 == Some(3)),
+                "{name}: {got:?}"
+            );
+            assert!(!got.iter().any(|e| e.2 == "path_potentially_failed"));
+        }
+    }
+    assert!(changed > 0, "the thresholds change what is inferred");
 }
 
 #[test]

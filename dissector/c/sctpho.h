@@ -41,14 +41,28 @@ typedef struct {
 
 typedef struct sctpho_analysis sctpho_analysis;
 
-/* The capture file at path, analysed now (NULL if it is not a capture). */
+/* The thresholds of the inferred path state (the analyzer's --pmr,
+ * --pf-retrans / --no-pf and --rto-max-ms). */
+typedef struct {
+    uint32_t path_max_retrans;
+    int64_t pf_retrans; /* negative: the potentially-failed state is off */
+    uint32_t rto_max_ms;
+} sctpho_thresholds;
+
+/* The analyzer's default thresholds. */
+void sctpho_default_thresholds(sctpho_thresholds *out);
+/* The capture file at path, analysed now (NULL if it is not a capture),
+ * with the default thresholds, or those at t (_with; NULL: defaults). */
 sctpho_analysis *sctpho_analyze_file(const char *path);
+sctpho_analysis *sctpho_analyze_file_with(const char *path, const sctpho_thresholds *t);
 /* The first frame of the capture file at path, from the file's first MiB:
  * nonzero, with its captured length (SIZE_MAX for a record that holds no
  * packet) and time in ns since the epoch, when there is one. */
 int sctpho_first_frame(const char *path, size_t *len, int64_t *time_ns);
-/* An empty analysis, fed frame by frame. */
+/* An empty analysis, fed frame by frame (with the default thresholds, or
+ * those at t). */
 sctpho_analysis *sctpho_incremental(void);
+sctpho_analysis *sctpho_incremental_with(const sctpho_thresholds *t);
 /* The pcap link types the analyzer decodes. */
 const uint32_t *sctpho_link_types(size_t *count);
 /* Each frame in order as Wireshark first dissects it: checked against a

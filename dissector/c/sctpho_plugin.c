@@ -36,7 +36,7 @@ static gint ett_sctpho = -1;
 enum { F_ASSOC, F_PATH, F_SRC, F_DST, F_DIRECTION, F_EVENT, F_ASCONF_SERIAL, F_ASCONF_ACK, F_ASCONF_REQ,
        F_ASCONF_RTT, F_ASCONF_RESULT, F_ASCONF_RETRANSMISSION, F_ASCONF_TRANSMISSION, F_ASCONF_FIRST,
        F_ASCONF_REPEATED, F_HB_ACK, F_HB_REQ, F_HB_RTT, F_HB_PATH, F_SW_FROM, F_SW_TO, F_SW_KIND,
-       F_SW_INTERRUPT, F_SW_LAST_OLD, F_SW_FIRST_NEW, F_COUNT };
+       F_SW_INTERRUPT, F_SW_LAST_OLD, F_SW_FIRST_NEW, F_PATH_STATE, F_PATH_STATE_PATH, F_COUNT };
 static int hf[F_COUNT];
 
 /* Field order shared with dissector/c/ffi (FIELDS): items carry the index. */
@@ -48,18 +48,45 @@ static const char *const field_names[F_COUNT] G_GNUC_UNUSED = {
     "sctpho.hb.ack_frame", "sctpho.hb.request_frame", "sctpho.hb.rtt", "sctpho.hb.path",
     "sctpho.switch.from_path", "sctpho.switch.to_path", "sctpho.switch.kind", "sctpho.switch.interrupt",
     "sctpho.switch.last_old_frame", "sctpho.switch.first_new_frame",
+    "sctpho.path.state", "sctpho.path.state_path",
 };
 
-enum { E_SWITCH, E_NO_ACK, E_ACK_ERROR, E_UNCONFIRMED, E_DUPLICATE, E_MALFORMED, E_ASCONF_RETRANSMISSION, E_COUNT };
+enum { E_SWITCH, E_NO_ACK, E_ACK_ERROR, E_UNCONFIRMED, E_DUPLICATE, E_MALFORMED, E_ASCONF_RETRANSMISSION,
+       E_POTENTIALLY_FAILED, E_INACTIVE, E_ACTIVE, E_COUNTER_CLEARED, E_SPURIOUS_EXPIRY, E_COUNT };
 static expert_field ei[E_COUNT];
 static const char *const expert_names[E_COUNT] G_GNUC_UNUSED = {
     "sctpho.expert.switch", "sctpho.expert.no_ack", "sctpho.expert.ack_error", "sctpho.expert.unconfirmed",
     "sctpho.expert.duplicate", "sctpho.expert.malformed", "sctpho.expert.asconf_retransmission",
+    "sctpho.expert.potentially_failed", "sctpho.expert.inactive", "sctpho.expert.active",
+    "sctpho.expert.counter_cleared", "sctpho.expert.spurious_expiry",
 };
 
 static gboolean pref_prescan = TRUE;
 static gboolean pref_unconfirmed_note = TRUE;
 static gboolean pref_lazy = TRUE;
+/* The thresholds of the inferred path state (set to the analyzer's
+ * defaults at registration). */
+static guint pref_pmr, pref_pf_retrans, pref_rto_max_ms;
+static gboolean pref_pf = TRUE;
+
+/* The thresholds the preferences give. */
+static sctpho_thresholds thresholds(void)
+{
+    sctpho_thresholds t;
+    t.path_max_retrans = pref_pmr;
+    t.pf_retrans = pref_pf ? (int64_t)pref_pf_retrans : -1;
+    t.rto_max_ms = pref_rto_max_ms;
+    return t;
+}
+
+/* Whether the preferences' thresholds are the analyzer's defaults (those
+ * of the early pre-scan, started before the preferences are read). */
+static gboolean default_thresholds(void)
+{
+    sctpho_thresholds d, t = thresholds();
+    sctpho_default_thresholds(&d);
+    return t.path_max_retrans == d.path_max_retrans && t.pf_retrans == d.pf_retrans && t.rto_max_ms == d.rto_max_ms;
+}
 
 /* Per opened file: the analysis, made on the first packet, or (deferred)
  * the file to analyse when something first asks for the plugin's output. */
@@ -171,9 +198,10 @@ static char *cmdline_file(void)
 static void sctpho_init(void)
 {
     attempted = FALSE;
-    /* The preferences are read now: the early pre-scan, started before,
-     * is not to be taken. */
-    if (!pref_prescan)
+    /* The preferences are read now: the early pre-scan, started before
+     * with the default thresholds, is not to be taken when the pre-scan
+     * is off or other thresholds are asked for. */
+    if (!pref_prescan || !default_thresholds())
         abandon_early_scan();
     expert_tap = find_tap_id("expert");
     proto_ws_expert = proto_get_id_by_filter_name("_ws.expert");
@@ -289,7 +317,15 @@ static gboolean take_early_scan(const char *path, sctpho_analysis **a)
 static sctpho_analysis *prescan(const char *path)
 {
     sctpho_analysis *a = NULL;
-    return take_early_scan(path, &a) ? a : sctpho_analyze_file(path);
+    sctpho_thresholds t = thresholds();
+    return take_early_scan(path, &a) ? a : sctpho_analyze_file_with(path, &t);
+}
+
+/* An analysis fed frame by frame. */
+static sctpho_analysis *incremental(void)
+{
+    sctpho_thresholds t = thresholds();
+    return sctpho_incremental_with(&t);
 }
 
 static void sctpho_cleanup(void)
@@ -351,7 +387,7 @@ static int dissect_sctpho(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
         }
         g_free(path);
         if (!analysis && !deferred_path)
-            analysis = sctpho_incremental();
+            analysis = incremental();
     }
     if (quiet(tree, pinfo)) {
         /* Nothing to show: only frame-by-frame analysis must go on. */
@@ -364,7 +400,7 @@ static int dissect_sctpho(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
         g_free(deferred_path);
         deferred_path = NULL;
         if (!analysis)
-            analysis = sctpho_incremental();
+            analysis = incremental();
     }
     if (!analysis)
         return 0;
@@ -436,6 +472,8 @@ static void proto_register_sctpho(void)
         { &hf[F_SW_INTERRUPT], { "Data interrupt (ms)", "sctpho.switch.interrupt", FT_DOUBLE, BASE_NONE, NULL, 0, NULL, HFILL } },
         { &hf[F_SW_LAST_OLD], { "Last DATA on the old path", "sctpho.switch.last_old_frame", FT_FRAMENUM, BASE_NONE, NULL, 0, NULL, HFILL } },
         { &hf[F_SW_FIRST_NEW], { "First DATA on the new path", "sctpho.switch.first_new_frame", FT_FRAMENUM, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_PATH_STATE], { "Inferred path state entered (potentially_failed, inactive, active)", "sctpho.path.state", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
+        { &hf[F_PATH_STATE_PATH], { "Path whose inferred state changed", "sctpho.path.state_path", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL } },
     };
     static gint *ett[] = { &ett_sctpho };
     static ei_register_info eii[] = {
@@ -446,6 +484,11 @@ static void proto_register_sctpho(void)
         { &ei[E_DUPLICATE], { "sctpho.expert.duplicate", PI_SEQUENCE, PI_NOTE, "Duplicate TSN", EXPFILL } },
         { &ei[E_MALFORMED], { "sctpho.expert.malformed", PI_MALFORMED, PI_NOTE, "Input the plugin could not decode", EXPFILL } },
         { &ei[E_ASCONF_RETRANSMISSION], { "sctpho.expert.asconf_retransmission", PI_SEQUENCE, PI_NOTE, "ASCONF retransmission", EXPFILL } },
+        { &ei[E_POTENTIALLY_FAILED], { "sctpho.expert.potentially_failed", PI_SEQUENCE, PI_WARN, "Path inferred potentially failed", EXPFILL } },
+        { &ei[E_INACTIVE], { "sctpho.expert.inactive", PI_SEQUENCE, PI_WARN, "Path inferred inactive", EXPFILL } },
+        { &ei[E_ACTIVE], { "sctpho.expert.active", PI_SEQUENCE, PI_NOTE, "Path active again", EXPFILL } },
+        { &ei[E_COUNTER_CLEARED], { "sctpho.expert.counter_cleared", PI_SEQUENCE, PI_CHAT, "Path error counter cleared", EXPFILL } },
+        { &ei[E_SPURIOUS_EXPIRY], { "sctpho.expert.spurious_expiry", PI_SEQUENCE, PI_NOTE, "Spurious T3 expiry", EXPFILL } },
     };
     proto_sctpho = proto_register_protocol("SCTP Handover", "SCTP Handover", "sctpho");
     proto_register_field_array(proto_sctpho, hfi, array_length(hfi));
@@ -464,6 +507,29 @@ static void proto_register_sctpho(void)
                                    "In tshark, analyse the capture only when something uses this plugin's output (a tree, the "
                                    "columns, a filter or tap on its fields): a run that uses none of it pays almost nothing.",
                                    &pref_lazy);
+    sctpho_thresholds d;
+    sctpho_default_thresholds(&d);
+    pref_pmr = d.path_max_retrans;
+    pref_pf = d.pf_retrans >= 0;
+    pref_pf_retrans = d.pf_retrans >= 0 ? (guint)d.pf_retrans : 0;
+    pref_rto_max_ms = d.rto_max_ms;
+    prefs_register_uint_preference(prefs, "pmr", "Path.Max.Retrans",
+                                   "Errors (T3 expiries, unanswered HEARTBEATs) after which a path is inferred inactive: "
+                                   "inactive when its error counter exceeds this (RFC 9260 Path.Max.Retrans, Linux's "
+                                   "net.sctp.path_max_retrans).",
+                                   10, &pref_pmr);
+    prefs_register_bool_preference(prefs, "pf", "Infer the potentially-failed state",
+                                   "Infer RFC 7829's potentially-failed state (Linux's net.sctp.pf_enable); off for a "
+                                   "sender with the state off.",
+                                   &pref_pf);
+    prefs_register_uint_preference(prefs, "pf_retrans", "Potentially-failed threshold (PFMR)",
+                                   "A path is inferred potentially failed when its error counter exceeds this (RFC 7829 "
+                                   "PFMR, Linux's net.sctp.pf_retrans); at or above Path.Max.Retrans the state is off.",
+                                   10, &pref_pf_retrans);
+    prefs_register_uint_preference(prefs, "rto_max_ms", "RTO.Max (ms)",
+                                   "The sender's RTO.Max: a T3 expiry whose DATA was sent more than RTO.Max before a reset "
+                                   "of the path's error counter came before that reset and is not charged (docs/metrics.md).",
+                                   10, &pref_rto_max_ms);
     register_init_routine(sctpho_init);
     register_cleanup_routine(sctpho_cleanup);
 }

@@ -232,8 +232,12 @@ t.test("a switch to a path that had an error is a return, whatever ASCONF came b
   c:packet(9, 0, 9000, NEW, FS, pkt(TFS, hb(5, "bbbb")))
   local path = c.views[6].path
   t.eq(c.assocs[1].failed_paths[path], 7, "the path's first error")
+  t.eq(c.ann[7].events[2], "path_potentially_failed")
   t.eq(c.ann[8].hb_request, nil, "as the analyzer: an unanswered HEARTBEAT is not matched later")
   t.eq(c.ann[9].hb_request, 7)
+  t.eq(table.concat(c.ann[9].events, ","), "heartbeat_ack,error_counter_cleared,path_active")
+  t.eq(c.ann[9].expert[1][2], "path 2 (192.168.0.100 -> 192.168.0.102) error counter cleared from 1 by a HEARTBEAT ACK")
+  t.eq(c.ann[9].path_states[1][1], "active")
   c:packet(10, 0, 10000, OLD, FS, pkt(TFS, asconf(2, OLD, SETPRIM, NEW)))
   c:packet(11, 0, 11000, FS, OLD, pkt(TMT, ack(2)))
   c:packet(12, 0, 12000, FS, NEW, pkt(TMT, data(501)))
@@ -276,11 +280,198 @@ t.test("a TSN reported in a gap block and sent again is a duplicate", function()
   c:packet(8, 0, 20, OLD, FS, pkt(TFS, data(102)))
   c:packet(9, 0, 21, OLD, FS, pkt(TFS, data(101)))
   t.eq(c.ann[8].events[2], "duplicate", "102 was in a gap block")
-  t.eq(#c.ann[9].events, 1, "101 only retransmitted")
   t.eq(c.ann[9].events[1], "retransmission")
+  t.eq(c.ann[9].events[2], "path_potentially_failed", "101 not a duplicate: a T3 expiry")
+  t.eq(#c.ann[9].events, 2)
   c:packet(10, 0, 30, FS, OLD, pkt(TMT, sack_gaps(103, {})))
   c:packet(11, 0, 31, OLD, FS, pkt(TFS, data(101)))
   t.eq(c.ann[11].events[2], "duplicate", "101 cumulatively acked")
+end)
+
+-- The inferred path state (docs/metrics.md, "Inferred path state"): the
+-- correspondent (FS) sends DATA to the mobile node at OLD (path 1), the
+-- mobile node's SACKs come back on path 0. ms: packet times in ms.
+local function data_sender(opts)
+  local c = Core.new(opts)
+  c:packet(1, 0, 0, OLD, FS, pkt(0, init(1, TMT, 100)))
+  c:packet(2, 0, 1000000, FS, OLD, pkt(TMT, init(2, TFS, 500)))
+  local f = 2
+  local function send(ms, src, dst, bytes)
+    f = f + 1
+    c:packet(f, math.floor(ms / 1000), (ms % 1000) * 1000000, src, dst, bytes)
+    return f
+  end
+  return c, send
+end
+
+local function events(c, frame)
+  local a = c.ann[frame]
+  return a and table.concat(a.events, ",") or ""
+end
+
+-- The texts of the expert infos of `frame` of `kind` (sctpho.lua's E).
+local function experts(c, frame, kind)
+  local out = {}
+  for _, x in ipairs(c.ann[frame] and c.ann[frame].expert or {}) do
+    if x[3] == kind then out[#out + 1] = x[2] end
+  end
+  return out
+end
+
+local PATH1 = "path 1 (192.168.0.100 -> 192.168.0.101)"
+
+t.test("a path is potentially failed at its first T3 expiry and inactive past Path.Max.Retrans", function()
+  local c, send = data_sender()
+  send(10, FS, OLD, pkt(TMT, data(500)))
+  -- Each copy times out: one T3 expiry each (RTO doubling).
+  local frames, at = {}, 10
+  for k = 1, 6 do
+    at = at + 1000 * 2 ^ (k - 1)
+    frames[k] = send(at, FS, OLD, pkt(TMT, data(500)))
+  end
+  t.eq(events(c, frames[1]), "retransmission,path_potentially_failed", "PFMR 0: the first expiry")
+  t.eq(experts(c, frames[1], "potentially_failed")[1], PATH1 .. " potentially failed: error count 1 exceeds PFMR 0")
+  t.eq(c.ann[frames[1]].expert[1][1], "warning")
+  t.eq(c.ann[frames[1]].path_states[1][1], "potentially_failed")
+  t.eq(c.ann[frames[1]].path_states[1][2], 1)
+  for k = 2, 5 do t.eq(events(c, frames[k]), "retransmission", "expiry " .. k) end
+  t.eq(events(c, frames[6]), "retransmission,path_inactive", "the sixth expiry: count 6 > PMR 5")
+  t.eq(experts(c, frames[6], "inactive")[1], PATH1 .. " inactive: error count 6 exceeds Path.Max.Retrans 5")
+  t.eq(c.ann[frames[6]].path_states[1][1], "inactive")
+  t.eq(c.assocs[1].failed_paths[1], frames[1], "failed from the first transition")
+  local p = c.assocs[1].paths[2]
+  t.eq(p.errors, 6); t.eq(p.active, false); t.eq(p.pf, false)
+end)
+
+t.test("one error per T3 expiry however many packets its retransmissions take", function()
+  local c, send = data_sender({ pmr = 1, pf_retrans = false })
+  send(10, FS, OLD, pkt(TMT, data(500)))
+  send(11, FS, OLD, pkt(TMT, data(501)))
+  send(12, FS, OLD, pkt(TMT, data(502)))
+  local first = send(1010, FS, OLD, pkt(TMT, data(500)))
+  send(1020, FS, OLD, pkt(TMT, data(501)))     -- the same expiry, held back by the window
+  send(1300, FS, OLD, pkt(TMT, data(502)))     -- still the same: sent before it
+  local p = c.assocs[1].paths[2]
+  t.eq(p.errors, 1, "one expiry")
+  t.eq(p.last_expiry_frame, first)
+  t.eq(events(c, first), "retransmission", "PF off: nothing at the first")
+  local second = send(3010, FS, OLD, pkt(TMT, data(500)))   -- its own copy timed out
+  t.eq(events(c, second), "retransmission,path_inactive", "count 2 > PMR 1")
+end)
+
+t.test("a SACK newly acknowledging DATA last sent on the path clears its counter", function()
+  local c, send = data_sender()
+  send(10, FS, OLD, pkt(TMT, data(500)))
+  send(11, FS, OLD, pkt(TMT, data(501)))
+  local e1 = send(1010, FS, OLD, pkt(TMT, data(500)))
+  send(3010, FS, OLD, pkt(TMT, data(500)))
+  local ack = send(3100, OLD, FS, pkt(TFS, sack(500)))
+  t.eq(events(c, ack), "error_counter_cleared,path_active")
+  t.eq(experts(c, ack, "counter_cleared")[1], PATH1 .. " error counter cleared from 2 by a SACK")
+  t.eq(experts(c, ack, "active")[1], PATH1 .. " active again (was potentially failed)")
+  t.eq(c.ann[ack].path_states[1][1], "active")
+  t.eq(c.ann[ack].path_states[1][2], 1, "the path whose state changed, not the SACK's")
+  t.eq(c.views[ack].path, 0)
+  t.eq(c.assocs[1].failed_paths[1], e1, "failed earlier")
+  -- A SACK that acknowledges nothing new clears nothing. 501, outstanding
+  -- at the first expiry, belongs to it however late it is sent again; the
+  -- next expiry (of 502, sent after the last one) makes the path
+  -- potentially failed again.
+  local again = send(3200, OLD, FS, pkt(TFS, sack(500)))
+  t.eq(events(c, again), "")
+  send(3300, FS, OLD, pkt(TMT, data(502)))
+  t.eq(events(c, send(4010, FS, OLD, pkt(TMT, data(501)))), "retransmission")
+  t.eq(c.assocs[1].paths[2].errors, 0)
+  local e3 = send(4300, FS, OLD, pkt(TMT, data(502)))
+  t.eq(events(c, e3), "retransmission,path_potentially_failed")
+  t.eq(c.assocs[1].paths[2].errors, 1)
+end)
+
+t.test("with the potentially-failed state off (or PFMR >= PMR) only inactive is inferred", function()
+  for _, opts in ipairs({ { pf_retrans = false, pmr = 2 }, { pf_retrans = 2, pmr = 2 } }) do
+    local c, send = data_sender(opts)
+    send(10, FS, OLD, pkt(TMT, data(500)))
+    local f1 = send(1010, FS, OLD, pkt(TMT, data(500)))
+    local f2 = send(3010, FS, OLD, pkt(TMT, data(500)))
+    local f3 = send(7010, FS, OLD, pkt(TMT, data(500)))
+    t.eq(events(c, f1), "retransmission")
+    t.eq(events(c, f2), "retransmission")
+    t.eq(events(c, f3), "retransmission,path_inactive")
+    t.eq(experts(c, f3, "inactive")[1], PATH1 .. " inactive: error count 3 exceeds Path.Max.Retrans 2")
+    local ack = send(7100, OLD, FS, pkt(TFS, sack(500)))
+    t.eq(experts(c, ack, "active")[1], PATH1 .. " active again (was inactive)")
+  end
+  -- PFMR 1: potentially failed at the second error.
+  local c, send = data_sender({ pf_retrans = 1 })
+  send(10, FS, OLD, pkt(TMT, data(500)))
+  t.eq(events(c, send(1010, FS, OLD, pkt(TMT, data(500)))), "retransmission")
+  t.eq(events(c, send(3010, FS, OLD, pkt(TMT, data(500)))), "retransmission,path_potentially_failed")
+end)
+
+local function sack_dups(cum, dups)
+  local d = {}
+  for _, x in ipairs(dups) do d[#d + 1] = be32(x) end
+  return chunk(3, be32(cum) .. "\0\1\0\0" .. be16(0) .. be16(#dups) .. table.concat(d))
+end
+
+t.test("a duplicate report of a timeout's only retransmission shows its expiry spurious", function()
+  local c, send = data_sender()
+  send(10, FS, OLD, pkt(TMT, data(500)))
+  send(11, FS, OLD, pkt(TMT, data(501)))
+  local expiry = send(1010, FS, OLD, pkt(TMT, data(500)))
+  send(1011, FS, OLD, pkt(TMT, data(501)))
+  local report = send(1100, OLD, FS, pkt(TFS, sack_dups(501, { 501 })))
+  t.eq(events(c, report), "duplicate_report,spurious_expiry,error_counter_cleared,path_active")
+  t.eq(experts(c, report, "spurious_expiry")[1],
+    "spurious T3 expiry of " .. PATH1 .. " in frame " .. expiry .. ": TSN 501 was reported as a duplicate")
+  t.eq(c.ann[report].expert[1][1], "note")
+  -- Once per expiry; a TSN sent three times says nothing.
+  send(1200, FS, OLD, pkt(TMT, data(502)))
+  send(2200, FS, OLD, pkt(TMT, data(502)))
+  send(4200, FS, OLD, pkt(TMT, data(502)))
+  local three = send(4300, OLD, FS, pkt(TFS, sack_dups(502, { 502 })))
+  t.eq(#experts(c, three, "spurious_expiry"), 0, "three copies: which two arrived is not known")
+end)
+
+t.test("an expiry held back past a clear is not charged with the sender's RTO.Max", function()
+  -- The analyzer's an_expiry_held_back_past_a_clear_is_not_charged
+  -- (bokor-failover, RTO.Min = RTO.Max = 200 ms, PMR 2), on the path
+  -- directly: ctx stands for the packet under analysis.
+  local function run(rto_max_ms)
+    local c = data_sender({ pmr = 2, pf_retrans = false, rto_max_ms = rto_max_ms })
+    local a = c.assocs[1]
+    local p = a.paths[2]
+    local frame = 10
+    local function at(ms) frame = frame + 1; return { a = a, frame = frame, t = ms * 1000000 } end
+    local ms = function(m) return m * 1000000 end
+    c:path_success(at(97), p, "sack")
+    t.eq(c:path_timeout(at(307), p, ms(0)), true)
+    t.eq(p.errors, 1)
+    c:path_success(at(587), p, "sack")
+    t.eq(c:path_timeout(at(587), p, ms(348)), true, "a new expiry")
+    return c, p, at, ms
+  end
+  local c, p, at, ms = run(200)
+  t.eq(p.errors, 0, "it timed out before the clear")
+  c:path_timeout(at(797), p, ms(587))
+  c:path_timeout(at(1008), p, ms(797))
+  local third = at(1217)
+  c:path_timeout(third, p, ms(1008))
+  t.eq(p.errors, 3)
+  t.eq(events(c, third.frame), "path_inactive")
+  t.eq(c:path_timeout(at(1437), p, ms(589)), false, "a TSN of an earlier expiry")
+  -- With the default RTO.Max (60 s) it counts.
+  _, p = run(nil)
+  t.eq(p.errors, 1)
+  -- Nor does the rule apply when an acknowledgement after the send may
+  -- have restarted the timer.
+  c = data_sender({ pmr = 2, pf_retrans = false, rto_max_ms = 200 })
+  p = c.assocs[1].paths[2]
+  local ctx = function(frame, m) return { a = c.assocs[1], frame = frame, t = m * 1000000 } end
+  c:path_success(ctx(20, 500), p, "sack")
+  c:path_success(ctx(21, 587), p, "sack")
+  c:path_timeout(ctx(22, 700), p, 348000000)
+  t.eq(p.errors, 1)
 end)
 
 t.test("a packet inside a larger string reads as the string alone", function()

@@ -17,7 +17,8 @@ use sctp_handover::analysis::{AnalysisOptions, FrameAnalyzer, FrameOutcome};
 use sctp_handover::capture::{self, link_type};
 use sctp_handover::events::{AsconfOutcome, Event, EventKind, EventSink, Observation};
 use sctp_handover::handover::{HandoverEngine, SwitchClass, RECEIVER_FAILOVER};
-use sctp_handover::time::Timestamp;
+use sctp_handover::time::{Nanos, Timestamp};
+use sctp_handover::track::path::{PathStatus, Thresholds};
 use sctp_handover::wire::sctp_param::AsconfOp;
 use std::ffi::{c_char, CStr, CString};
 use std::net::IpAddr;
@@ -41,7 +42,7 @@ pub enum ItemKind {
 
 /// Field and expert names in the order of the C plugin's `field_names`
 /// and `expert_names` tables: an item carries the index.
-pub const FIELDS: [&str; 25] = [
+pub const FIELDS: [&str; 27] = [
     "sctpho.assoc",
     "sctpho.path",
     "sctpho.path.src",
@@ -67,8 +68,10 @@ pub const FIELDS: [&str; 25] = [
     "sctpho.switch.interrupt",
     "sctpho.switch.last_old_frame",
     "sctpho.switch.first_new_frame",
+    "sctpho.path.state",
+    "sctpho.path.state_path",
 ];
-pub const EXPERTS: [&str; 7] = [
+pub const EXPERTS: [&str; 12] = [
     "sctpho.expert.switch",
     "sctpho.expert.no_ack",
     "sctpho.expert.ack_error",
@@ -76,6 +79,11 @@ pub const EXPERTS: [&str; 7] = [
     "sctpho.expert.duplicate",
     "sctpho.expert.malformed",
     "sctpho.expert.asconf_retransmission",
+    "sctpho.expert.potentially_failed",
+    "sctpho.expert.inactive",
+    "sctpho.expert.active",
+    "sctpho.expert.counter_cleared",
+    "sctpho.expert.spurious_expiry",
 ];
 
 /// The text of the warning on an ASCONF never answered.
@@ -130,6 +138,9 @@ struct Frame {
     asconf: Vec<(&'static str, Value)>,
     hb: Vec<(&'static str, Value)>,
     switch: Vec<(&'static str, Value)>,
+    /// `sctpho.path.state` and `sctpho.path.state_path` of each inferred
+    /// path state entered here.
+    state: Vec<(&'static str, Value)>,
     expert: Vec<(&'static str, Value)>,
 }
 
@@ -139,6 +150,7 @@ static NO_ANNOTATIONS: Frame = Frame {
     asconf: Vec::new(),
     hb: Vec::new(),
     switch: Vec::new(),
+    state: Vec::new(),
     expert: Vec::new(),
 };
 
@@ -164,10 +176,53 @@ struct Builder {
     confirmed: HashMap<u32, HashSet<IpAddr>>,
     /// ASCONFs not yet acknowledged: (association, sender, serial) → frame.
     open_asconfs: HashMap<(u32, usize, u32), u64>,
+    /// Every path's addresses, by association and path id (both dense,
+    /// numbered in creation order), for the path-state texts.
+    paths: Vec<Vec<(IpAddr, IpAddr)>>,
+    /// Paths inferred potentially failed or inactive now (a transition
+    /// back to active says which it was).
+    failed: HashMap<(u32, u16), PathStatus>,
+    /// The thresholds the path-state texts name: Path.Max.Retrans, PFMR.
+    thresholds: Thresholds,
 }
 
 fn addr(a: IpAddr) -> String {
     a.to_string()
+}
+
+/// What the expert info of a path-state event says, as the Lua tier
+/// words it (sctpho_core.lua: `path_label`, `Core:path_error`,
+/// `Core:path_success`, `Core:spurious`).
+fn path_state_text(label: &str, kind: &EventKind, t: Thresholds, was: PathStatus) -> String {
+    match *kind {
+        EventKind::PathPotentiallyFailed { error_count, .. } => format!(
+            "{label} potentially failed: error count {error_count} exceeds PFMR {}",
+            t.pf_retrans.unwrap_or_default()
+        ),
+        EventKind::PathInactive { error_count, .. } => format!(
+            "{label} inactive: error count {error_count} exceeds Path.Max.Retrans {}",
+            t.path_max_retrans
+        ),
+        EventKind::PathActive { .. } => format!(
+            "{label} active again (was {})",
+            match was {
+                PathStatus::Inactive => "inactive",
+                _ => "potentially failed",
+            }
+        ),
+        EventKind::ErrorCounterCleared {
+            error_count, by, ..
+        } => format!(
+            "{label} error counter cleared from {error_count} by a {}",
+            if by == "sack" { "SACK" } else { "HEARTBEAT ACK" }
+        ),
+        EventKind::SpuriousExpiry {
+            expiry_frame, tsn, ..
+        } => format!(
+            "spurious T3 expiry of {label} in frame {expiry_frame}: TSN {tsn} was reported as a duplicate"
+        ),
+        _ => String::new(),
+    }
 }
 
 impl Builder {
@@ -200,6 +255,72 @@ impl Builder {
 
     fn frame(&mut self, f: u64) -> &mut Frame {
         self.frames.entry(f).or_default()
+    }
+
+    /// "path 1 (192.0.2.1 -> 198.51.100.2)"
+    fn path_label(&self, association: u32, path: u16) -> String {
+        match self
+            .paths
+            .get(association as usize)
+            .and_then(|p| p.get(usize::from(path)))
+        {
+            Some((src, dst)) => format!("path {path} ({src} -> {dst})"),
+            None => format!("path {path}"),
+        }
+    }
+
+    /// A path-state event (docs/metrics.md, "Inferred path state"): its
+    /// event name, the state entered (`sctpho.path.state`) and its expert
+    /// info, on the frame where it happened.
+    fn path_state(&mut self, event: &Event, path: u16) {
+        let (name, state, expert) = match event.kind {
+            EventKind::PathPotentiallyFailed { .. } => (
+                "path_potentially_failed",
+                Some(PathStatus::PotentiallyFailed),
+                "sctpho.expert.potentially_failed",
+            ),
+            EventKind::PathInactive { .. } => (
+                "path_inactive",
+                Some(PathStatus::Inactive),
+                "sctpho.expert.inactive",
+            ),
+            EventKind::PathActive { .. } => (
+                "path_active",
+                Some(PathStatus::Active),
+                "sctpho.expert.active",
+            ),
+            EventKind::ErrorCounterCleared { .. } => (
+                "error_counter_cleared",
+                None,
+                "sctpho.expert.counter_cleared",
+            ),
+            EventKind::SpuriousExpiry { .. } => {
+                ("spurious_expiry", None, "sctpho.expert.spurious_expiry")
+            }
+            _ => return,
+        };
+        let key = (event.association, path);
+        let was = self.failed.get(&key).copied().unwrap_or_default();
+        match state {
+            Some(PathStatus::Active) => {
+                self.failed.remove(&key);
+            }
+            Some(s) => {
+                self.failed.insert(key, s);
+            }
+            None => {}
+        }
+        let label = self.path_label(event.association, path);
+        let text = path_state_text(&label, &event.kind, self.thresholds, was);
+        let fr = self.frame(event.frame);
+        fr.event(name);
+        if let Some(s) = state {
+            fr.state
+                .push(("sctpho.path.state", Value::Str(s.as_str().to_string())));
+            fr.state
+                .push(("sctpho.path.state_path", Value::Uint(u64::from(path))));
+        }
+        fr.expert.push((expert, Value::Expert(text)));
     }
 }
 
@@ -335,6 +456,14 @@ impl EventSink for Builder {
                         .insert(at, ("sctpho.asconf.ack_frame", Value::Uint(ack)));
                 }
             }
+            EventKind::PathPotentiallyFailed { path, .. }
+            | EventKind::PathInactive { path, .. }
+            | EventKind::PathActive { path }
+            | EventKind::ErrorCounterCleared { path, .. }
+            | EventKind::SpuriousExpiry { path, .. } => {
+                let path = *path;
+                self.path_state(&event, path);
+            }
             EventKind::Retransmission {
                 already_acked, tsn, ..
             } => {
@@ -429,6 +558,14 @@ impl EventSink for Builder {
                     h.insert(src);
                     h.insert(dst);
                 }
+                // A new path (ids are handed out in order).
+                let a = association as usize;
+                if self.paths.len() <= a {
+                    self.paths.resize_with(a + 1, Vec::new);
+                }
+                if self.paths[a].len() == usize::from(path) {
+                    self.paths[a].push((src, dst));
+                }
                 self.set_base(
                     frame,
                     Base {
@@ -484,6 +621,9 @@ impl Builder {
             handshake: HashMap::default(),
             confirmed: HashMap::default(),
             open_asconfs: HashMap::default(),
+            paths: Vec::new(),
+            failed: HashMap::default(),
+            thresholds: options.track.thresholds(),
         }
     }
 
@@ -540,6 +680,46 @@ pub struct FrameIn {
     pub len: usize,
 }
 
+/// The thresholds of the inferred path state, as the C side's preferences
+/// give them (see `sctpho_thresholds` in sctpho.h): the analyzer's
+/// `--pmr`, `--pf-retrans` / `--no-pf` and `--rto-max-ms`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThresholdsIn {
+    pub path_max_retrans: u32,
+    /// Negative: the potentially-failed state is not inferred.
+    pub pf_retrans: i64,
+    pub rto_max_ms: u32,
+}
+
+impl Default for ThresholdsIn {
+    /// The analyzer's defaults.
+    fn default() -> Self {
+        let track = AnalysisOptions::default().track;
+        ThresholdsIn {
+            path_max_retrans: track.path_max_retrans,
+            pf_retrans: track.pf_retrans.map_or(-1, i64::from),
+            rto_max_ms: u32::try_from(track.rto.max.0 / 1_000_000).unwrap_or(u32::MAX),
+        }
+    }
+}
+
+impl ThresholdsIn {
+    /// The analyzer's options with these thresholds. RTO.Min and the
+    /// initial RTO are lowered to RTO.Max when above it (they do not
+    /// change the inferred state; the RTO estimator needs min <= max).
+    pub fn options(&self) -> AnalysisOptions {
+        let mut options = AnalysisOptions::default();
+        let t = &mut options.track;
+        t.path_max_retrans = self.path_max_retrans;
+        t.pf_retrans = u32::try_from(self.pf_retrans).ok();
+        t.rto.max = Nanos::from_millis(i64::from(self.rto_max_ms));
+        t.rto.min = t.rto.min.min(t.rto.max);
+        t.rto.initial = t.rto.initial.min(t.rto.max);
+        options
+    }
+}
+
 pub const LINK_NON_PACKET: u32 = link_type::NON_PACKET_RECORD;
 pub const LINK_UNKNOWN: u32 = u32::MAX;
 
@@ -562,6 +742,8 @@ pub const LINK_TYPES: [u32; 10] = [
 pub struct Analysis {
     analyzer: FrameAnalyzer,
     builder: Builder,
+    /// The options it was made with (a restart keeps them).
+    options: AnalysisOptions,
     /// The file pre-scanned and its frames (`None`: incremental).
     prescan: Option<(PathBuf, Vec<Fingerprint>)>,
     /// The last frame handed over; earlier numbers are not taken again.
@@ -583,12 +765,18 @@ fn c_string(s: &str) -> CString {
 }
 
 impl Analysis {
-    /// An empty analysis fed frame by frame ([`Analysis::feed`]).
+    /// An empty analysis fed frame by frame ([`Analysis::feed`]), with the
+    /// analyzer's default options.
     pub fn incremental() -> Self {
-        let options = AnalysisOptions::default();
+        Analysis::incremental_with(&AnalysisOptions::default())
+    }
+
+    /// An empty analysis fed frame by frame, with `options`.
+    pub fn incremental_with(options: &AnalysisOptions) -> Self {
         Analysis {
-            analyzer: FrameAnalyzer::new(&options),
-            builder: Builder::new(&options),
+            analyzer: FrameAnalyzer::new(options),
+            builder: Builder::new(options),
+            options: options.clone(),
             prescan: None,
             last_fed: 0,
             last_time: Timestamp::default(),
@@ -600,10 +788,15 @@ impl Analysis {
         }
     }
 
-    /// The whole capture file at `path`, analysed now; `None` when it
-    /// cannot be read as a capture.
+    /// The whole capture file at `path`, analysed now with the analyzer's
+    /// default options; `None` when it cannot be read as a capture.
     pub fn prescan(path: &Path) -> Option<Self> {
-        let mut a = Analysis::incremental();
+        Analysis::prescan_with(path, &AnalysisOptions::default())
+    }
+
+    /// The whole capture file at `path`, analysed now with `options`.
+    pub fn prescan_with(path: &Path, options: &AnalysisOptions) -> Option<Self> {
+        let mut a = Analysis::incremental_with(options);
         let mut fingerprints = Vec::new();
         let mut reader = capture::open(path).ok()?;
         reader
@@ -699,7 +892,7 @@ impl Analysis {
     /// Incremental from `number` on: the pre-scanned file's frames before
     /// it (which matched Wireshark's) are analysed again.
     fn restart(&mut self, path: &Path, number: u64) {
-        let mut fresh = Analysis::incremental();
+        let mut fresh = Analysis::incremental_with(&self.options);
         if let Ok(mut reader) = capture::open(path) {
             let _ = reader.for_each_frame(|f| {
                 if f.number < number && !fresh.broken {
@@ -798,6 +991,7 @@ impl Analysis {
             .iter()
             .chain(&f.hb)
             .chain(&f.switch)
+            .chain(&f.state)
             .chain(&f.expert)
             .map(|(n, v)| (*n, v))
             .chain(extra)
@@ -940,6 +1134,62 @@ pub unsafe extern "C" fn sctpho_analyze_file(path: *const c_char) -> *mut Analys
 #[no_mangle]
 pub extern "C" fn sctpho_incremental() -> *mut Analysis {
     Box::into_raw(Box::new(Analysis::incremental()))
+}
+
+/// The analyzer's default thresholds, in `*out`.
+///
+/// # Safety
+/// `out` must be valid for a write (or null: nothing is written).
+#[no_mangle]
+pub unsafe extern "C" fn sctpho_default_thresholds(out: *mut ThresholdsIn) {
+    // SAFETY: per the contract above.
+    if let Some(out) = unsafe { out.as_mut() } {
+        *out = ThresholdsIn::default();
+    }
+}
+
+/// The thresholds at `t` (the defaults when null).
+///
+/// # Safety
+/// `t` must be null or valid for a read.
+unsafe fn thresholds_at(t: *const ThresholdsIn) -> ThresholdsIn {
+    // SAFETY: per the contract above.
+    unsafe { t.as_ref() }.copied().unwrap_or_default()
+}
+
+/// [`sctpho_analyze_file`] with the thresholds at `t` (defaults when null).
+///
+/// # Safety
+/// `path` must be a valid NUL-terminated string; `t` null or valid.
+#[no_mangle]
+pub unsafe extern "C" fn sctpho_analyze_file_with(
+    path: *const c_char,
+    t: *const ThresholdsIn,
+) -> *mut Analysis {
+    if path.is_null() {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: per the contract above.
+    let thresholds = unsafe { thresholds_at(t) };
+    // SAFETY: the caller passes a NUL-terminated string.
+    let Ok(p) = unsafe { CStr::from_ptr(path) }.to_str() else {
+        return std::ptr::null_mut();
+    };
+    match catch_unwind(|| Analysis::prescan_with(Path::new(p), &thresholds.options())) {
+        Ok(Some(a)) => Box::into_raw(Box::new(a)),
+        _ => std::ptr::null_mut(),
+    }
+}
+
+/// [`sctpho_incremental`] with the thresholds at `t` (defaults when null).
+///
+/// # Safety
+/// `t` must be null or valid for a read.
+#[no_mangle]
+pub unsafe extern "C" fn sctpho_incremental_with(t: *const ThresholdsIn) -> *mut Analysis {
+    // SAFETY: per the contract above.
+    let options = unsafe { thresholds_at(t) }.options();
+    Box::into_raw(Box::new(Analysis::incremental_with(&options)))
 }
 
 /// The link types the analyzer decodes (`*count` of them).

@@ -194,7 +194,7 @@ fn ok(out: Output, what: &str) -> String {
 
 /// `-T fields` over the plugin's packets (the columns of
 /// [`common::plugin_columns`]), which must succeed.
-fn fields_of(tier: Tier, input: Input<'_>, extra: &[&'static str]) -> String {
+fn fields_of(tier: Tier, input: Input<'_>, extra: &[&str]) -> String {
     ok(
         fields_run(tier, input, extra),
         &format!("{tier:?} {input:?} {extra:?}"),
@@ -202,7 +202,7 @@ fn fields_of(tier: Tier, input: Input<'_>, extra: &[&'static str]) -> String {
 }
 
 /// The `-T fields` run, whatever its exit status.
-fn fields_run(tier: Tier, input: Input<'_>, extra: &[&'static str]) -> Output {
+fn fields_run(tier: Tier, input: Input<'_>, extra: &[&str]) -> Output {
     let args = common::plugin_fields_args(extra);
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     tshark(tier, input, &refs)
@@ -270,7 +270,73 @@ fn c_plugin_matches_the_lua_plugin_on_every_sample() {
         }
         compared += 1;
     }
-    assert_eq!(compared, 17);
+    assert_eq!(compared, 21);
+}
+
+/// `-o` options giving a sample's own sender settings (its meta.json):
+/// Path.Max.Retrans, the potentially-failed state and RTO.Max, as
+/// preferences of both tiers.
+fn own_thresholds(name: &str) -> Option<Vec<String>> {
+    let scenario = name.strip_suffix(".pcap")?.rsplit_once('-')?.0;
+    let meta = common::repo_root()
+        .join("sample-captures")
+        .join(scenario)
+        .join("meta.json");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(meta).ok()?).expect("meta.json is JSON");
+    let sctp = &meta["sctp"];
+    let pf = sctp["pf_enable"] == true;
+    let mut args = vec![
+        format!("sctpho.pmr:{}", sctp["path_max_retrans"].as_u64()?),
+        format!("sctpho.pf:{}", if pf { "TRUE" } else { "FALSE" }),
+        format!("sctpho.rto_max_ms:{}", sctp["rto_max_ms"].as_u64()?),
+    ];
+    if pf {
+        args.push(format!(
+            "sctpho.pf_retrans:{}",
+            sctp["pf_retrans"].as_u64().unwrap_or(0)
+        ));
+    }
+    Some(
+        args.into_iter()
+            .flat_map(|a| ["-o".to_string(), a])
+            .collect(),
+    )
+}
+
+/// With each sample's own Path.Max.Retrans, potentially-failed setting and
+/// RTO.Max as preferences (on the command line: the C tier's pre-scan
+/// started as tshark loads it, with the defaults, is not taken), the two
+/// tiers give the same output, named and piped; the preferences take
+/// effect (bokor-failover's CN: its primary inactive at the third expiry
+/// with PMR 2 and no potentially-failed state, instead of potentially
+/// failed at the first).
+#[test]
+fn the_tiers_agree_with_each_samples_own_thresholds() {
+    let mut changed = 0;
+    for (name, capture) in captures() {
+        let Some(args) = own_thresholds(name) else {
+            continue;
+        };
+        let extra: Vec<&str> = args.iter().map(String::as_str).collect();
+        let c = fields_of(Tier::C, Input::Named(capture), &extra);
+        let lua = fields_of(Tier::Lua, Input::Named(capture), &extra);
+        assert_eq!(c, lua, "{name} {extra:?}: C and Lua plugins differ");
+        let c_pipe = fields_of(Tier::C, Input::Pipe(capture), &extra);
+        let lua_pipe = fields_of(Tier::Lua, Input::Pipe(capture), &extra);
+        assert_eq!(
+            c_pipe, lua_pipe,
+            "{name} {extra:?}: C and Lua differ on the pipe"
+        );
+        if c != fields_of(Tier::C, Input::Named(capture), &[]) {
+            changed += 1;
+        }
+        if name == "bokor-failover-cn.pcap" {
+            assert!(c.contains("path_inactive"), "{name}: {c}");
+            assert!(!c.contains("path_potentially_failed"), "{name}: {c}");
+        }
+    }
+    assert!(changed > 0, "the thresholds change some output");
 }
 
 /// Named file, pre-scanned (`-r FILE`, one pass or `-2`) = the same file

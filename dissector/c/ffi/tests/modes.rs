@@ -11,7 +11,7 @@ use common::{read_frames, RawFrame};
 use sctp_handover::analysis::{analyze_file, AnalysisOptions};
 use sctp_handover::events::EventKind;
 use sctp_handover::time::Timestamp;
-use sctpho_ffi::Analysis;
+use sctpho_ffi::{Analysis, ThresholdsIn, EXPERTS, FIELDS};
 use std::path::Path;
 
 fn feed_all(a: &mut Analysis, frames: &[RawFrame]) {
@@ -219,4 +219,234 @@ fn a_file_grown_since_the_prescan_is_analysed_to_its_end() {
     let mut want = Analysis::prescan(&full).expect("readable");
     assert_eq!(all_items(&mut a, n, true), all_items(&mut want, n, true));
     assert!(Analysis::prescan(Path::new("/nonexistent.pcap")).is_none());
+}
+
+/// The thresholds of a sample's own sender (its meta.json).
+fn own_thresholds(capture: &Path) -> ThresholdsIn {
+    let meta = capture.with_file_name("meta.json");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(meta).expect("meta.json")).expect("JSON");
+    let sctp = &meta["sctp"];
+    ThresholdsIn {
+        path_max_retrans: sctp["path_max_retrans"].as_u64().expect("pmr") as u32,
+        pf_retrans: if sctp["pf_enable"] == true {
+            sctp["pf_retrans"].as_i64().unwrap_or(0)
+        } else {
+            -1
+        },
+        rto_max_ms: sctp["rto_max_ms"].as_u64().expect("rto_max_ms") as u32,
+    }
+}
+
+/// The inferred path state's items are the analyzer's events, with the
+/// analyzer's default thresholds and with each sample's own: every
+/// path_potentially_failed, path_inactive, path_active,
+/// error_counter_cleared and spurious_expiry on its frame, with its
+/// expert info naming the path (addresses), the error count and the
+/// threshold passed or the expiry's frame, and sctpho.path.state /
+/// sctpho.path.state_path for each transition; no other frame has them.
+#[test]
+fn path_state_items_are_the_analyzers_events() {
+    let mut seen = std::collections::BTreeMap::<&str, usize>::new();
+    for capture in common::all_samples() {
+        let name = capture.display().to_string();
+        for t in [ThresholdsIn::default(), own_thresholds(&capture)] {
+            let options = t.options();
+            let analysis = analyze_file(&capture, &options).expect("analysable");
+            let mut a = Analysis::prescan_with(&capture, &options).expect("readable");
+            // Per frame, the items the events call for, in order.
+            let mut want: std::collections::BTreeMap<u64, Vec<String>> = Default::default();
+            let mut state = std::collections::HashMap::new();
+            for e in &analysis.events {
+                let label = |path: u16| {
+                    let p = &analysis.associations[e.association as usize].paths[usize::from(path)];
+                    format!("path {path} ({} -> {})", p.src, p.dst)
+                };
+                let (kind, path, text, entered) = match &e.kind {
+                    EventKind::PathPotentiallyFailed { path, error_count } => (
+                        "potentially_failed",
+                        *path,
+                        format!(
+                            "{} potentially failed: error count {error_count} exceeds PFMR {}",
+                            label(*path),
+                            t.pf_retrans
+                        ),
+                        Some("potentially_failed"),
+                    ),
+                    EventKind::PathInactive { path, error_count } => (
+                        "inactive",
+                        *path,
+                        format!(
+                            "{} inactive: error count {error_count} exceeds Path.Max.Retrans {}",
+                            label(*path),
+                            t.path_max_retrans
+                        ),
+                        Some("inactive"),
+                    ),
+                    EventKind::PathActive { path } => (
+                        "active",
+                        *path,
+                        format!(
+                            "{} active again (was {})",
+                            label(*path),
+                            state.get(&(e.association, *path)).copied().unwrap_or("?")
+                        ),
+                        Some("active"),
+                    ),
+                    EventKind::ErrorCounterCleared {
+                        path,
+                        error_count,
+                        by,
+                    } => (
+                        "counter_cleared",
+                        *path,
+                        format!(
+                            "{} error counter cleared from {error_count} by a {}",
+                            label(*path),
+                            if *by == "sack" {
+                                "SACK"
+                            } else {
+                                "HEARTBEAT ACK"
+                            }
+                        ),
+                        None,
+                    ),
+                    EventKind::SpuriousExpiry {
+                        path,
+                        expiry_frame,
+                        tsn,
+                        ..
+                    } => (
+                        "spurious_expiry",
+                        *path,
+                        format!(
+                            "spurious T3 expiry of {} in frame {expiry_frame}: TSN {tsn} was \
+                             reported as a duplicate",
+                            label(*path)
+                        ),
+                        None,
+                    ),
+                    _ => continue,
+                };
+                *seen.entry(kind).or_default() += 1;
+                if let Some(s) = entered {
+                    state.insert(
+                        (e.association, path),
+                        if s == "inactive" {
+                            "inactive"
+                        } else {
+                            "potentially failed"
+                        },
+                    );
+                }
+                let items = want.entry(e.frame).or_default();
+                if let Some(s) = entered {
+                    items.push(format!("sctpho.path.state={s}"));
+                    items.push(format!("sctpho.path.state_path={path}"));
+                }
+                items.push(format!("sctpho.expert.{kind}: {text}"));
+            }
+            let is_path_state = |i: &String| {
+                i.starts_with("sctpho.path.state")
+                    || [
+                        "potentially_failed",
+                        "inactive",
+                        "active",
+                        "counter_cleared",
+                        "spurious_expiry",
+                    ]
+                    .iter()
+                    .any(|k| i.starts_with(&format!("sctpho.expert.{k}:")))
+            };
+            let got: std::collections::BTreeMap<u64, Vec<String>> = a
+                .frames()
+                .into_iter()
+                .filter_map(|f| {
+                    let items: Vec<String> = a
+                        .describe(f, true)
+                        .into_iter()
+                        .filter(is_path_state)
+                        .collect();
+                    (!items.is_empty()).then_some((f, items))
+                })
+                .collect();
+            // (The items come by field group: states before expert infos.)
+            let grouped: std::collections::BTreeMap<u64, Vec<String>> = want
+                .into_iter()
+                .map(|(f, items)| {
+                    let (mut states, experts): (Vec<String>, Vec<String>) = items
+                        .into_iter()
+                        .partition(|i| i.starts_with("sctpho.path."));
+                    states.extend(experts);
+                    (f, states)
+                })
+                .collect();
+            assert_eq!(got, grouped, "{name} {t:?}");
+        }
+    }
+    for kind in [
+        "potentially_failed",
+        "inactive",
+        "active",
+        "counter_cleared",
+        "spurious_expiry",
+    ] {
+        assert!(seen.get(kind).is_some_and(|n| *n > 0), "{kind}: {seen:?}");
+    }
+}
+
+/// The field and expert lists kept in several places, matched by
+/// position or name, agree: the C plugin's field_names / expert_names
+/// (by position) with FIELDS / EXPERTS, the Lua tier's fields and expert
+/// infos (by name), and dissector/tests/fields.txt names only known fields.
+#[test]
+fn field_and_expert_lists_agree() {
+    let dir = common::repo_root().join("dissector");
+    let c = std::fs::read_to_string(dir.join("c/sctpho_plugin.c")).expect("plugin source");
+    let strings_of = |array: &str| -> Vec<String> {
+        let start = c.find(array).expect("array") + array.len();
+        let body = &c[start..start + c[start..].find("};").expect("end of array")];
+        body.split('"')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        strings_of("field_names[F_COUNT] G_GNUC_UNUSED = {"),
+        FIELDS.to_vec()
+    );
+    assert_eq!(
+        strings_of("expert_names[E_COUNT] G_GNUC_UNUSED = {"),
+        EXPERTS.to_vec()
+    );
+    let lua = std::fs::read_to_string(dir.join("sctpho.lua")).expect("Lua plugin");
+    let quoted_after = |marker: &str| -> std::collections::BTreeSet<String> {
+        lua.match_indices(marker)
+            .filter_map(|(i, _)| {
+                let rest = &lua[i + marker.len()..];
+                let rest = &rest[rest.find('"')? + 1..];
+                Some(rest[..rest.find('"')?].to_string())
+            })
+            .filter(|s| s.starts_with("sctpho."))
+            .collect()
+    };
+    let mut lua_fields = quoted_after("ProtoField.");
+    lua_fields.extend(quoted_after("framenum("));
+    assert_eq!(
+        lua_fields,
+        FIELDS.iter().map(|s| s.to_string()).collect(),
+        "sctpho.lua's fields"
+    );
+    assert_eq!(
+        quoted_after("ProtoExpert.new("),
+        EXPERTS.iter().map(|s| s.to_string()).collect(),
+        "sctpho.lua's expert infos"
+    );
+    for f in common::plugin_fields() {
+        assert!(
+            f == "frame.number" || FIELDS.contains(&f.as_str()),
+            "fields.txt: {f}"
+        );
+    }
 }
