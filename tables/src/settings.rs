@@ -71,6 +71,12 @@ pub fn capture_point(name: &str) -> Option<CapturePoint> {
 impl Settings {
     /// The core's options; fails only when the events file cannot be read.
     pub fn options(&self) -> anyhow::Result<AnalysisOptions> {
+        anyhow::ensure!(
+            self.rto_min_ms <= self.rto_max_ms,
+            "--rto-min-ms {} is above --rto-max-ms {} (RFC 9260 §6.3.1: RTO.Min ≤ RTO.Max)",
+            self.rto_min_ms,
+            self.rto_max_ms
+        );
         let mut options = AnalysisOptions::default();
         options
             .decode

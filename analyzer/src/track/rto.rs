@@ -93,7 +93,9 @@ impl RtoEstimator {
         // Saturating: an RTT sample between times a file made extreme.
         let rto = srtt.saturating_add(rttvar.saturating_mul(4));
         // C6/C7: clamp to RTO.Min and RTO.Max.
-        self.rto = Nanos(rto.clamp(self.config.min.0, self.config.max.0));
+        // (Not `clamp`: it panics when a caller's RTO.Min exceeds its
+        // RTO.Max; RTO.Max then wins.)
+        self.rto = Nanos(rto.max(self.config.min.0).min(self.config.max.0));
     }
 }
 
