@@ -195,6 +195,26 @@ fn event_marks(
                 format!("frame {f}: {} inferred active", path_name(*path)),
                 path_colour(trace, *path).0,
             ),
+            EventKind::PathPotentiallyFailed { path, error_count } => mark(
+                5,
+                e.time,
+                format!(
+                    "frame {f}: {} inferred potentially failed (RFC 7829; error count {error_count})",
+                    path_name(*path)
+                ),
+                path_colour(trace, *path).0,
+            ),
+            EventKind::SpuriousExpiry {
+                path, expiry_frame, ..
+            } => mark(
+                4,
+                e.time,
+                format!(
+                    "frame {f}: the T3 expiry of {} at frame {expiry_frame} was spurious",
+                    path_name(*path)
+                ),
+                path_colour(trace, *path).0,
+            ),
             _ => {}
         }
     }
