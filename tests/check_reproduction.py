@@ -2,12 +2,17 @@
 the tables and ground truth committed beside it, with Python's csv, json
 and statistics modules only (no code shared with the report):
 
+* every `source` is relative to the report (runs/...), and no statistic
+  uses a run whose harness check failed (run_valid false);
 * Koh & Kim: every "data interrupt" row (n, mean, min, max) from the
-  handovers table;
-* Bokor (RTO.min = RTO.max): eq. (4) as printed = PMR x RTO and the
-  kernel-adjusted (PMR+1) x RTO; the kernel's link-down -> ADDR_UNREACHABLE
-  statistics recomputed from each run's events.jsonl; the kernel's error
-  counter at that moment is PMR + 1 (how Linux counts Path.Max.Retrans);
+  handovers table, and scenario 2's interrupt per SET-PRIMARY time;
+* Bokor (RTO.min = RTO.max, paper settings): eq. (4) as printed = PMR x
+  RTO and the kernel-adjusted (PMR+1) x RTO; the kernel's link-down ->
+  ADDR_UNREACHABLE statistics recomputed from each run's events.jsonl; the
+  kernel's error counter at that moment is PMR + 1 (how Linux counts
+  Path.Max.Retrans); the prediction from the kernel's own RTO at each T3
+  expiry and its residual, run by run; the recognition means per
+  HB.Interval;
 * Honda: the total handover latency of each table;
 * Eklund: the failover time per SACK delay;
 * Wang & Song: the DAR bytes per handover from the asconf table.
@@ -68,7 +73,7 @@ def expect(what, got, want, tol):
 def expect_mmm(what, cell, values, places):
     m = MMM.match(cell)
     if not values:
-        if cell != "–":
+        if cell.split(" ")[0] != "–":
             failures.append(f"{what}: report {cell!r}, recomputed no values")
         return
     if not m:
@@ -80,26 +85,53 @@ def expect_mmm(what, cell, values, places):
     expect(what + " max", float(m[3]), max(values), tol)
 
 
+VALID = {}
+for f in rows("files"):
+    VALID[f["source"]] = f.get("run_valid") != "false"
+    checked += 1
+    if not f["source"].startswith("runs/"):
+        failures.append(f"source not relative to the report: {f['source']}")
+
+
+def valid(h):
+    return VALID.get(h["source"], True) and h.get("run_valid") != "false"
+
+
 # Koh & Kim
 for r in asset("koh-kim-decomposition"):
     if r["component"] != "data interrupt":
         continue
-    sweep = "koh-kim-1" if r["scenario"] == "1" else "koh-kim-2"
-    delay = int(r["RTT (ms)"]) // 2
+    lan = "koh-kim-1-lan" in r["setup"]
+    sweep = "koh-kim-1-lan" if lan else "koh-kim-1"
+    delay = float(r["RTT (ms)"]) / 2
+    delay = f"{delay:g}"
     sw = first_per_source(
-        lambda h: f"/{sweep}/" in h["source"]
+        lambda h: f"/{sweep}/" in h["source"] and valid(h)
         and h["source"].endswith("mn.pcap")
         and h["sender"] == "1"
         and h["class"] == "planned"
         and num(h["data_interrupt_ms"]) is not None
-        and (sweep == "koh-kim-2" or f"delay={delay}/" in h["source"])
+        and f"delay={delay}/" in h["source"]
     )
     v = [float(h["data_interrupt_ms"]) for h in sw]
-    what = f"koh-kim scenario {r['scenario']} RTT {r['RTT (ms)']}"
+    what = f"koh-kim {sweep} RTT {r['RTT (ms)']}"
     expect(what + " n", int(r["n"]), len(v), 0)
     expect(what + " mean", float(r["mean"]), statistics.mean(v), 0.006)
     expect(what + " min", float(r["min"]), min(v), 0.006)
     expect(what + " max", float(r["max"]), max(v), 0.006)
+
+for r in asset("koh-kim-2-table"):
+    if "koh-kim-2-lan" not in r["setup"]:
+        continue
+    at = 1015 + int(r["SET-PRIMARY after the cut (scripted: at_ms − 1015, ms)"])
+    sw = first_per_source(
+        lambda h: "/koh-kim-2-lan/" in h["source"] and valid(h)
+        and h["source"].endswith("mn.pcap") and h["sender"] == "1"
+        and num(h["data_interrupt_ms"]) is not None
+        and f"at_set_peer_primary={at}/" in h["source"]
+    )
+    v = [float(h["data_interrupt_ms"]) for h in sw]
+    expect_mmm(f"koh-kim-2-lan SET-PRIMARY at {at}", r["data interrupt mean (min–max)"], v, 1)
 
 
 def kernel(run_dir):
@@ -135,21 +167,65 @@ def kernel(run_dir):
     return (t(u) - down) / 1e6, (counts[-1] if counts else None)
 
 
-# Bokor, RTO.min = RTO.max
+def expiry_rtos(run_dir, address_hint=None):
+    """The cut path's rto_ms last sampled at least one 10 ms poll before
+    each rise of the CN's t3_rtx_expireds between link_down and
+    ADDR_UNREACHABLE (+15 ms)."""
+    lines = []
+    for line in open(run_dir / "events.jsonl"):
+        try:
+            lines.append(json.loads(line))
+        except ValueError:
+            pass
+
+    def t(e):
+        s, _, f = e["time"].partition(".")
+        return int(s) * 10**9 + int((f + "000000000")[:9])
+
+    lines.sort(key=t)
+    down = next(t(e) for e in lines if e["kind"] == "link_down")
+    u = next(
+        (e for e in lines
+         if e.get("node") == "cn" and e["kind"] == "kernel_addr_change"
+         and e.get("state") == "unreachable" and t(e) > down),
+        None,
+    )
+    if u is None:
+        return []
+    addr = u["address"]
+    mib = [e for e in lines if e.get("node") == "cn" and e["kind"] == "kernel_mib"]
+    last = 0
+    for e in mib:
+        if t(e) <= down:
+            last = e["t3_rtx_expireds"]
+    out = []
+    for e in mib:
+        if not (down < t(e) <= t(u) + 15_000_000):
+            continue
+        rto = [p["rto_ms"] for p in lines
+               if p.get("node") == "cn" and p["kind"] == "kernel_paddr"
+               and p.get("address") == addr and t(p) < t(e) - 10_000_000]
+        for _ in range(last, e["t3_rtx_expireds"]):
+            if rto:
+                out.append(rto[-1])
+        last = max(last, e["t3_rtx_expireds"])
+    return out
+
+
+# Bokor, RTO.min = RTO.max at the paper's settings
 col_k = "kernel: link down → ADDR_UNREACHABLE mean (min–max)"
-for r in asset("bokor-linear-table"):
+for r in asset("bokor-paper-table"):
     pmr, rto = int(r["PMR"]), int(r["RTO (ms)"])
     expect(f"bokor eq4 PMR {pmr} RTO {rto}", float(r["eq. as printed"]), pmr * rto, 0)
     expect(f"bokor eq4' PMR {pmr} RTO {rto}", float(r["eq., Linux (PMR+1)"]), (pmr + 1) * rto, 0)
     runs = first_per_source(
-        lambda h: "/bokor-linear/" in h["source"] and h["source"].endswith("cn.pcap")
-        and h["sender"] == "1" and h["class"] == "failover"
-        and f"rto={rto},pmr={pmr}," in h["source"]
+        lambda h: "/bokor-paper/" in h["source"] and h["source"].endswith("cn.pcap")
+        and valid(h) and h["sender"] == "1" and h["class"] == "failover"
+        and f"/rto={rto}/" in h["source"]
     )
     ks, counts = [], []
     for h in runs:
-        rel = h["source"][h["source"].index("/bokor-linear/") + 1:]
-        ms, count = kernel(D / "runs" / pathlib.Path(rel).parent)
+        ms, count = kernel(D / pathlib.Path(h["source"]).parent)
         if ms is not None:
             ks.append(ms)
             counts.append(count)
@@ -157,27 +233,51 @@ for r in asset("bokor-linear-table"):
     for c in counts:
         expect(f"bokor kernel error count PMR {pmr} RTO {rto}", c, pmr + 1, 0)
 
+# Bokor: the prediction from the kernel's RTO, run by run.
+for r in asset("bokor-kernel-rto-table"):
+    run = D / "runs" / r["run"]
+    rtos = expiry_rtos(run)
+    pmr = int(r["PMR"])
+    expect(f"bokor {r['run']} expiries", len(r["kernel: RTO at each expiry (ms)"].split()), len(rtos), 0)
+    if len(rtos) >= pmr + 1 and r["predicted, kernel's RTO (ms)"]:
+        pred = sum(rtos[: pmr + 1])
+        expect(f"bokor {r['run']} kernel prediction", float(r["predicted, kernel's RTO (ms)"]), pred, 0)
+        ms, _ = kernel(run)
+        expect(f"bokor {r['run']} residual", float(r["residual, kernel's RTO (ms)"]), ms - pred, 0.06)
+
+# Bokor: recognition per HB.Interval.
+for r in asset("bokor-recognition-table"):
+    hb = r["HB.Interval (ms)"]
+    sw = first_per_source(
+        lambda h: "/bokor-hb/" in h["source"] and h["source"].endswith("cn.pcap")
+        and valid(h) and h["sender"] == "1" and h["class"] == "return"
+        and f"hb_interval={hb}/" in h["source"]
+    )
+    v = [float(h["recognition_link_up_to_data_ms"]) for h in sw
+         if num(h["recognition_link_up_to_data_ms"]) is not None]
+    expect_mmm(f"bokor recognition HB {hb}", r["link up → first DATA mean (min–max)"], v, 1)
+
 # Honda
 for name, scenario, sender in [
-    ("honda-honda-dad-a", "honda-dad", "0"),
-    ("honda-honda-dad-b", "honda-dad", "1"),
-    ("honda-honda-nodad-a", "honda-nodad", "0"),
-    ("honda-honda-nodad-b", "honda-nodad", "1"),
+    ("honda-planned-dad-a", "honda-planned-dad", "0"),
+    ("honda-planned-dad-b", "honda-planned-dad", "1"),
+    ("honda-planned-nodad-a", "honda-planned-nodad", "0"),
+    ("honda-planned-nodad-b", "honda-planned-nodad", "1"),
 ]:
     r = next(x for x in asset(name) if x["element"] == "Total handover latency")
     sw = first_per_source(
-        lambda h: "/honda/" in h["source"] and h["scenario"] == scenario
-        and h["capture_side"] == "mn" and h["sender"] == sender
+        lambda h: "/honda-planned/" in h["source"] and h["scenario"] == scenario
+        and valid(h) and h["capture_side"] == "mn" and h["sender"] == sender
     )
     v = [float(h["total_handover_latency_ms"]) / 1000 for h in sw
          if num(h["total_handover_latency_ms"]) is not None]
-    expect_mmm(f"honda {name} total", r["Linux 6.1 (this run), s"], v, 3)
+    expect_mmm(f"honda {name} total", r["Linux 6.1, SmSCTP's order (honda-planned), s"], v, 3)
 
 # Eklund
 for r in asset("eklund-table"):
     key = r["SACK delay"].split(" ")[0]
     sw = first_per_source(
-        lambda h: "/eklund/" in h["source"] and h["source"].endswith("cn.pcap")
+        lambda h: "/eklund/" in h["source"] and h["source"].endswith("cn.pcap") and valid(h)
         and h["sender"] == "1" and h["class"] == "failover"
         and f"sack_delay={key}/" in h["source"]
     )
@@ -186,10 +286,11 @@ for r in asset("eklund-table"):
 
 # Wang & Song
 for r in asset("wang-song-table"):
-    sweep = "koh-kim-1" if "scenario 1" in r["runs"] else "koh-kim-2"
+    sweep = re.search(r"\(([a-z0-9-]+)\)$", r["runs"])[1]
+    scenario2 = sweep.startswith("koh-kim-2")
     sources = [h["source"] for h in first_per_source(
         lambda h: f"/{sweep}/" in h["source"] and h["source"].endswith("mn.pcap")
-        and h["sender"] == "1" and h["class"] == "planned")]
+        and valid(h) and h["sender"] == "1" and (scenario2 or h["class"] == "planned"))]
     totals = []
     for s in sources:
         chunks, acks, total = set(), set(), 0.0

@@ -2,11 +2,15 @@
 //! mobile node (last DATA to its old address → first DATA to the new one)
 //! and its decomposition: the wait for the SET-PRIMARY ASCONF, the
 //! ASCONF's round trip, and the correspondent's processing until its first
-//! new DATA to the new primary; scenario 1 over RTTs of 10–200 ms.
+//! new DATA to the new primary. Scenario 1 on their LAN with their message
+//! spacing and over RTTs up to 200 ms; scenario 2 with the SET-PRIMARY's
+//! delay after the cut swept and the interrupt net of it.
 
 use super::published::{KOH_KIM_1, KOH_KIM_2, KOH_KIM_RTT};
-use super::{cells, mmm, stat_of, Data};
+use super::verdict::{Kind, Verdict};
+use super::{cells, mmm, setup_table, stat_of, Data};
 use crate::document::{Block, Section, Table};
+use crate::figures::svg::num;
 use crate::figures::sweep::{self, Prediction, Series, SweepSpec};
 use crate::stats::Stat;
 use std::collections::BTreeMap;
@@ -25,6 +29,13 @@ pub struct Switch {
     /// The same in the correspondent's capture: SET-PRIMARY received →
     /// first new DATA sent to the new address (no path delay in it).
     pub cn_reaction_ms: Option<f64>,
+    /// The application's message interval (scenario.toml).
+    pub interval_ms: Option<f64>,
+    /// link_down → set_peer_primary syscall (events.jsonl), when both.
+    pub setprim_after_cut_ms: Option<f64>,
+    /// The SET-PRIMARY's scripted at_ms (swept: param_at_set_peer_primary).
+    pub setprim_at_ms: Option<f64>,
+    pub class: String,
 }
 
 impl Switch {
@@ -38,13 +49,24 @@ impl Switch {
 /// The switches of a sweep: the MN's captures, DATA sent by the
 /// correspondent (endpoint 1; the MN sends the INIT), class `planned`.
 pub fn switches(data: &Data, sweep: &str, default_delay_ms: f64) -> Vec<Switch> {
+    switches_of(data, sweep, default_delay_ms, Some("planned"))
+}
+
+/// As [`switches`], of any class when `class` is None (the first switch
+/// of the correspondent's DATA per run).
+pub fn switches_of(
+    data: &Data,
+    sweep: &str,
+    default_delay_ms: f64,
+    class: Option<&str>,
+) -> Vec<Switch> {
     let h = &data.handovers;
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for i in h.of_sweep(sweep) {
         if h.text("capture_side", i).as_deref() != Some("mn")
             || h.num("sender", i) != Some(1.0)
-            || h.text("class", i).as_deref() != Some("planned")
+            || class.is_some_and(|c| h.text("class", i).as_deref() != Some(c))
         {
             continue;
         }
@@ -57,8 +79,32 @@ pub fn switches(data: &Data, sweep: &str, default_delay_ms: f64) -> Vec<Switch> 
             continue;
         }
         let delay = h.num("param_delay", i).unwrap_or(default_delay_ms);
+        let run = super::rows::run_of(&source, sweep).unwrap_or(source.clone());
+        let dir = data.runs.join(&run);
+        let interval_ms = std::fs::read_to_string(dir.join("scenario.toml"))
+            .ok()
+            .and_then(|t| {
+                t.lines().find_map(|l| {
+                    l.trim()
+                        .strip_prefix("interval_ms")?
+                        .trim()
+                        .strip_prefix('=')?
+                        .trim()
+                        .parse()
+                        .ok()
+                })
+            });
+        let acts = super::truth::actions(&dir);
+        let at = |k: &str| acts.iter().find(|(kind, _)| kind == k).map(|(_, t)| *t);
+        let setprim_after_cut_ms = at("set_peer_primary")
+            .zip(at("link_down"))
+            .map(|(s, d)| (s - d) * 1e3);
         out.push(Switch {
-            run: super::rows::run_of(&source, sweep).unwrap_or(source.clone()),
+            class: h.text("class", i).unwrap_or_default(),
+            interval_ms,
+            setprim_after_cut_ms,
+            setprim_at_ms: h.num("param_at_set_peer_primary", i),
+            run,
             rtt_ms: 2.0 * delay,
             interrupt_ms: interrupt,
             setprim_rtt_ms: setprim_rtt(data, &source),
@@ -125,6 +171,42 @@ pub fn sections(data: &Data) -> anyhow::Result<Vec<Section>> {
         KOH_KIM_RTT.value,
         KOH_KIM_RTT.source
     ));
+    s.blocks.push(setup_table(
+        "koh-kim-setup",
+        "Koh & Kim: the paper's parameters beside this reproduction's",
+        &[
+            (
+                "network",
+                "a LAN testbed (Fig. 6: INIT → INIT-ACK 0.31 ms)",
+                "netem 0.1 ms each way (koh-kim-1-lan, koh-kim-2-lan); 5–100 ms each way for the RTT sweep",
+            ),
+            (
+                "messages",
+                "DATA each way about every 9 ms (Fig. 6: the FS's DATA at 0.0022 and 0.0113 s)",
+                "1000 bytes every 8 ms each way; 50 ms in koh-kim-1 / koh-kim-2 (the earlier setup, kept for comparison)",
+            ),
+            (
+                "scenario 1",
+                "ADD-IP, SET-PRIMARY, DELETE-IP, then link down",
+                "the same at +1.0, +1.5, +2.0 s, link down at +2.5 s",
+            ),
+            (
+                "scenario 2",
+                "link down just after ADD-IP's ASCONF-ACK; SET-PRIMARY about 70 ms later (\"processing the link-down event at MT\")",
+                "link down 15 ms after ADD-IP, SET-PRIMARY 5, 35, 70, 135 or 235 ms after the cut (swept)",
+            ),
+            (
+                "kernel",
+                "Linux 2.6 with the 2005 lksctp mSCTP code",
+                "Linux 6.1 (User-Mode Linux, HZ = 100)",
+            ),
+            (
+                "measured at",
+                "the MT (packet listing)",
+                "the mobile node's capture (CN → MN DATA), and the correspondent's for its processing",
+            ),
+        ],
+    ));
     s.text(
         "Measured: the data interrupt of docs/metrics.md (last DATA, new or retransmitted, on \
          the old path → first DATA on the new path) of the correspondent's DATA, in the mobile \
@@ -135,20 +217,24 @@ pub fn sections(data: &Data) -> anyhow::Result<Vec<Section>> {
          processing in its own capture (sender sequence recovery at the CN: SET-PRIMARY \
          received → first new DATA sent to the new address; Koh & Kim's packets 20–23).",
     );
+    data.describe(&mut s, "koh-kim-1-lan");
     data.describe(&mut s, "koh-kim-1");
-    data.describe(&mut s, "koh-kim-2");
 
-    let one = switches(data, "koh-kim-1", 5.0);
-    let two = switches(data, "koh-kim-2", 5.0);
+    let lan = switches(data, "koh-kim-1-lan", 0.1);
+    let old = switches(data, "koh-kim-1", 5.0);
     let mut by_rtt: BTreeMap<i64, Vec<&Switch>> = BTreeMap::new();
-    for sw in &one {
-        by_rtt.entry(sw.rtt_ms.round() as i64).or_default().push(sw);
+    for sw in &lan {
+        by_rtt
+            .entry((sw.rtt_ms * 10.0).round() as i64)
+            .or_default()
+            .push(sw);
     }
+    let rtt_label = |k: i64| num(Some(k as f64 / 10.0));
     let mut t = Table::new(
         "koh-kim-decomposition",
-        "Data interrupt and its decomposition (ms), MN capture, CN → MN DATA",
+        "Scenario 1: data interrupt and its decomposition (ms), MN capture, CN → MN DATA",
         &[
-            "scenario",
+            "setup",
             "RTT (ms)",
             "component",
             "n",
@@ -160,9 +246,13 @@ pub fn sections(data: &Data) -> anyhow::Result<Vec<Section>> {
     );
     for (rtt, sw) in &by_rtt {
         for (k, (name, st)) in components(sw).iter().enumerate() {
-            let mut row = vec!["1".into(), rtt.to_string(), (*name).into()];
+            let mut row = vec![
+                "LAN messages every 8 ms (koh-kim-1-lan)".into(),
+                rtt_label(*rtt),
+                (*name).into(),
+            ];
             row.extend(cells(st));
-            row.push(if k == 0 && *rtt == 10 {
+            row.push(if k == 0 && *rtt <= 10 {
                 KOH_KIM_1.value.into()
             } else {
                 String::new()
@@ -170,19 +260,18 @@ pub fn sections(data: &Data) -> anyhow::Result<Vec<Section>> {
             t.row(row);
         }
     }
-    let two_refs: Vec<&Switch> = two.iter().collect();
-    for (k, (name, st)) in components(&two_refs).iter().enumerate() {
-        let mut row = vec!["2".into(), "10".into(), (*name).into()];
+    let old_refs: Vec<&Switch> = old.iter().collect();
+    for (name, st) in components(&old_refs).iter() {
+        let mut row = vec![
+            "messages every 50 ms (koh-kim-1)".into(),
+            "10".into(),
+            (*name).into(),
+        ];
         row.extend(cells(st));
-        row.push(if k == 0 {
-            KOH_KIM_2.value.into()
-        } else {
-            String::new()
-        });
+        row.push(String::new());
         t.row(row);
     }
 
-    // The sweep figure: every component against the RTT.
     let names: Vec<&str> = components(&[]).iter().map(|(n, _)| *n).collect();
     let series: Vec<Series> = names
         .iter()
@@ -191,20 +280,28 @@ pub fn sections(data: &Data) -> anyhow::Result<Vec<Section>> {
             name: (*name).to_string(),
             points: by_rtt
                 .iter()
-                .map(|(rtt, sw)| (*rtt as f64, components(sw)[k].1))
+                .map(|(rtt, sw)| (*rtt as f64 / 10.0, components(sw)[k].1))
                 .filter(|(_, st)| st.n > 0)
                 .collect(),
         })
         .collect();
-    let rtts: Vec<f64> = by_rtt.keys().map(|r| *r as f64).collect();
-    let predictions = vec![Prediction {
-        name: "RTT (Koh & Kim: the SET-PRIMARY round trip ≈ RTT)".into(),
-        series: names[2].into(),
-        points: rtts.iter().map(|r| (*r, *r)).collect(),
-    }];
+    let rtts: Vec<f64> = by_rtt.keys().map(|r| *r as f64 / 10.0).collect();
+    let period = lan.iter().find_map(|s| s.interval_ms).unwrap_or(8.0);
+    let predictions = vec![
+        Prediction {
+            name: "RTT (Koh & Kim: the SET-PRIMARY round trip ≈ RTT; configured)".into(),
+            series: names[2].into(),
+            points: rtts.iter().map(|r| (*r, *r)).collect(),
+        },
+        Prediction {
+            name: format!("one message period, {} ms (configured)", num(Some(period))),
+            series: names[0].into(),
+            points: rtts.iter().map(|r| (*r, period)).collect(),
+        },
+    ];
     if let Some(f) = sweep::figure(
         SweepSpec {
-            title: "Koh & Kim scenario 1: data interrupt and its parts against the RTT",
+            title: "Koh & Kim scenario 1 (messages every 8 ms): data interrupt and its parts against the RTT",
             x_label: "path RTT, 2 × netem one-way delay (ms)",
             y_label: "time (ms)",
             name: "koh-kim-1-rtt".into(),
@@ -216,46 +313,284 @@ pub fn sections(data: &Data) -> anyhow::Result<Vec<Section>> {
     }
     s.blocks.push(Block::Table(t));
 
-    let c1 = components(&by_rtt.get(&10).cloned().unwrap_or_default());
-    let c2 = components(&two_refs);
-    let slope = slope(
-        &one.iter()
+    // Scenario 1 at the LAN RTT.
+    let at_lan: Vec<&Switch> = by_rtt
+        .iter()
+        .filter(|(k, _)| **k <= 10)
+        .flat_map(|(_, v)| v.iter().copied())
+        .collect();
+    let c_lan = components(&at_lan);
+    let within_period = at_lan
+        .iter()
+        .filter(|s| s.interval_ms.is_some_and(|p| s.interrupt_ms <= p + 1.0))
+        .count();
+    let slope_all = slope(
+        &lan.iter()
             .map(|s| (s.rtt_ms, s.interrupt_ms))
             .collect::<Vec<_>>(),
     );
-    let trend = match slope {
-        Some(b) if b.abs() < 0.1 => format!(
-            "does not grow with the RTT ({b:.2} ms per ms of RTT, least squares over all runs): \
-             the old link stays up until after DELETE-IP (make before break), the \
-             correspondent keeps sending to the old address until the SET-PRIMARY reaches it \
-             and switches at once, so the MN sees no gap beyond the spacing of the \
-             application's messages (one every 50 ms). Koh & Kim's proportionality to the RTT \
-             holds for the SET-PRIMARY round trip, not for the interrupt, on this kernel"
-        ),
-        Some(b) => format!("grows with the RTT by {b:.2} ms per ms of RTT (least squares)"),
-        None => "cannot be related to the RTT (one RTT only)".into(),
-    };
+    let c_old = components(&old_refs);
     s.text(format!(
-        "Agreement. Scenario 1 at 10 ms RTT: {} ms (n = {}) against 22 ms; scenario 2: {} ms \
-         (n = {}) against 93 ms. The SET-PRIMARY round trip tracks the RTT ({} ms at 10 ms \
-         RTT), as Koh & Kim state. The data interrupt of scenario 1 {trend}. The \
-         correspondent's own processing ({} ms at 10 ms RTT) is mostly the wait for the \
-         application's next message, not kernel time. Scenario 2's interrupt is the time from \
-         the cut to the SET-PRIMARY (scheduled 100 ms after the ADD-IP, 85 ms after the cut; \
-         Koh & Kim's 70 ms of link-down processing at the MT) plus one round trip and the \
-         correspondent's wait for its next message. Their testbed was a LAN with a 2005 \
-         mSCTP kernel; here Linux 6.1 with netem delays and HZ = 100. In scenario 2 the \
-         ASCONF-ACK of the ADD-IP is back before the cut (RTT 10 ms), as in their Fig. 6; \
-         with a longer RTT the cut would come first and the association stalls, so scenario \
-         2 is not swept.",
-        mmm(&c1[0].1, 1),
-        c1[0].1.n,
-        mmm(&c2[0].1, 1),
-        c2[0].1.n,
-        mmm(&c1[2].1, 1),
-        mmm(&c1[3].1, 1),
+        "At the LAN RTT the interrupt is {} ms (n = {}), no longer than one message period \
+         ({} ms, + 1 ms for the capture's timestamps) in {within_period} of {} runs; with \
+         messages every 50 ms (koh-kim-1) it is {} ms. Over RTTs up to {} ms it changes by \
+         {} ms per ms of RTT (least squares over all runs), while the SET-PRIMARY round trip \
+         follows the RTT (figure): the old link stays up until after DELETE-IP, and the \
+         correspondent's first DATA to the new address follows the SET-PRIMARY's arrival by \
+         {} ms (its own capture), so the MN's gap is the spacing of the messages.",
+        mmm(&c_lan[0].1, 1),
+        c_lan[0].1.n,
+        num(Some(period)),
+        at_lan.len(),
+        mmm(&c_old[0].1, 1),
+        rtts.last().map_or("–".into(), |r| num(Some(*r))),
+        slope_all.map_or("–".into(), |b| format!("{b:.3}")),
+        mmm(&c_lan[3].1, 1),
     ));
-    Ok(vec![s])
+    data.verdict(Verdict {
+        paper: "Koh & Kim",
+        claim: "the mSCTP procedure (ADD-IP, SET-PRIMARY, DELETE-IP by sctp_bindx and setsockopt) hands an association over on Linux".into(),
+        published: "Figs. 5 and 6 (packet listings)".into(),
+        measured: format!(
+            "{} of {} scenario-1 runs valid and with a planned switch: every ADD-IP, SET-PRIMARY and DELETE-IP took effect at the correspondent (the harness's check)",
+            lan.len() + old.len(),
+            lan.len() + old.len() + data.invalid_runs("koh-kim-1-lan").len() + data.invalid_runs("koh-kim-1").len()
+        ),
+        kind: Kind::Reproduced,
+        evidence: "the correspondent's kernel notified added, made_primary and removed within \
+                   2 s of each call in every valid run (meta.json valid: true)"
+            .into(),
+        section: "1",
+    });
+    data.verdict(Verdict {
+        paper: "Koh & Kim",
+        claim: "scenario 1 handover latency (last DATA on the old address → first DATA on the new, at the MT)".into(),
+        published: KOH_KIM_1.value.into(),
+        measured: format!("{} ms at the LAN RTT (n = {})", mmm(&c_lan[0].1, 1), c_lan[0].1.n),
+        kind: Kind::Differs,
+        evidence: format!(
+            "the interrupt is bounded by the message period here ({within_period} of {} runs \
+             ≤ {} ms): the correspondent moves its DATA {} ms after the SET-PRIMARY arrives \
+             (CN capture) while the old path still delivers, so the gap is the wait for the \
+             next message. Koh & Kim's 22 ms spans packets 15 → 23 of their listing (the \
+             SET-PRIMARY exchange and their FS's processing); the runs cannot show what \
+             their kernel spent it on",
+            at_lan.len(),
+            num(Some(period + 1.0)),
+            mmm(&c_lan[3].1, 1)
+        ),
+        section: "1",
+    });
+    data.verdict(Verdict {
+        paper: "Koh & Kim",
+        claim: "handover latency ≈ SET-PRIMARY round trip + constant processing, so proportional to the RTT".into(),
+        published: KOH_KIM_RTT.value.into(),
+        measured: format!(
+            "interrupt {} ms per ms of RTT over RTT {}–{} ms; SET-PRIMARY round trip ≈ RTT",
+            slope_all.map_or("–".into(), |b| format!("{b:.3}")),
+            rtts.first().map_or("–".into(), |r| num(Some(*r))),
+            rtts.last().map_or("–".into(), |r| num(Some(*r)))
+        ),
+        kind: Kind::Differs,
+        evidence: "the SET-PRIMARY round trip follows the RTT (table), but in scenario 1 the \
+                   old path keeps delivering until the correspondent switches, so the MN's \
+                   interrupt does not contain that round trip"
+            .into(),
+        section: "1",
+    });
+    let mut out = vec![s];
+    out.push(scenario2(data)?);
+    Ok(out)
+}
+
+fn scenario2(data: &Data) -> anyhow::Result<Section> {
+    let mut s = Section::new(
+        "koh-kim-2",
+        "1b. Scenario 2: the interrupt against the SET-PRIMARY's delay after the cut",
+        3,
+    );
+    s.text(
+        "Koh & Kim's scenario 2 cuts the old link right after the ADD-IP's ASCONF-ACK; the \
+         interrupt then contains the time until the MN sends SET-PRIMARY (their 70 ms of \
+         link-down processing at the MT). Here that delay is scripted, so it is swept and the \
+         interrupt is also given net of it: SET-PRIMARY sent → first DATA on the new path \
+         (the MN's sender sequence recovery), which is what the kernel and the network add. \
+         The first switch of the correspondent's DATA per run is taken whatever its class \
+         (with a late SET-PRIMARY the old path's T3 timer may expire first).",
+    );
+    data.describe(&mut s, "koh-kim-2-lan");
+    data.describe(&mut s, "koh-kim-2");
+    let lan = switches_of(data, "koh-kim-2-lan", 0.1, None);
+    let old = switches_of(data, "koh-kim-2", 5.0, None);
+    // Keyed by the scripted delay after the cut (at +1015 ms).
+    let mut by_delay: BTreeMap<i64, Vec<&Switch>> = BTreeMap::new();
+    for sw in &lan {
+        if let Some(at) = sw.setprim_at_ms {
+            by_delay.entry(at as i64 - 1015).or_default().push(sw);
+        }
+    }
+    let mut t = Table::new(
+        "koh-kim-2-table",
+        "Scenario 2: interrupt, SET-PRIMARY delay and the interrupt net of it (ms), MN capture",
+        &[
+            "setup",
+            "SET-PRIMARY after the cut (scripted: at_ms − 1015, ms)",
+            "n",
+            "classes",
+            "link down → SET-PRIMARY syscall mean (min–max)",
+            "data interrupt mean (min–max)",
+            "net: SET-PRIMARY sent → first DATA on the new path mean (min–max)",
+            "last old DATA → SET-PRIMARY sent mean (min–max)",
+            "published",
+        ],
+    );
+    let classes = |v: &[&Switch]| {
+        let mut c: Vec<String> = v.iter().map(|s| s.class.clone()).collect();
+        c.sort();
+        c.dedup();
+        c.join(", ")
+    };
+    let row = |label: &str, d: String, v: &[&Switch], published: &str| {
+        vec![
+            label.to_string(),
+            d,
+            v.len().to_string(),
+            classes(v),
+            mmm(
+                &stat_of(
+                    &v.iter()
+                        .filter_map(|s| s.setprim_after_cut_ms)
+                        .collect::<Vec<_>>(),
+                ),
+                1,
+            ),
+            mmm(
+                &stat_of(&v.iter().map(|s| s.interrupt_ms).collect::<Vec<_>>()),
+                1,
+            ),
+            mmm(
+                &stat_of(&v.iter().filter_map(|s| s.recovery_ms).collect::<Vec<_>>()),
+                1,
+            ),
+            mmm(
+                &stat_of(&v.iter().filter_map(|s| s.wait_ms()).collect::<Vec<_>>()),
+                1,
+            ),
+            published.to_string(),
+        ]
+    };
+    for (d, v) in &by_delay {
+        t.row(row(
+            "LAN, messages every 8 ms (koh-kim-2-lan)",
+            d.to_string(),
+            v,
+            if *d == 70 {
+                "93 ms (their ≈ 70 ms link-down processing)"
+            } else {
+                ""
+            },
+        ));
+    }
+    let old_refs: Vec<&Switch> = old.iter().collect();
+    t.row(row(
+        "RTT 10 ms, messages every 50 ms (koh-kim-2)",
+        "85".into(),
+        &old_refs,
+        "",
+    ));
+    let series = vec![
+        Series {
+            name: "data interrupt".into(),
+            points: by_delay
+                .iter()
+                .map(|(d, v)| {
+                    (
+                        *d as f64,
+                        stat_of(&v.iter().map(|s| s.interrupt_ms).collect::<Vec<_>>()),
+                    )
+                })
+                .collect(),
+        },
+        Series {
+            name: "net of the SET-PRIMARY delay (SET-PRIMARY sent → first DATA on the new path)"
+                .into(),
+            points: by_delay
+                .iter()
+                .map(|(d, v)| {
+                    (
+                        *d as f64,
+                        stat_of(&v.iter().filter_map(|s| s.recovery_ms).collect::<Vec<_>>()),
+                    )
+                })
+                .filter(|(_, st)| st.n > 0)
+                .collect(),
+        },
+    ];
+    let xs: Vec<f64> = by_delay.keys().map(|d| *d as f64).collect();
+    if let Some(f) = sweep::figure(
+        SweepSpec {
+            title: "Koh & Kim scenario 2 (LAN, messages every 8 ms): interrupt against the SET-PRIMARY delay",
+            x_label: "SET-PRIMARY sent after the cut, scripted (ms)",
+            y_label: "time (ms)",
+            name: "koh-kim-2-setprim".into(),
+        },
+        &series,
+        &[Prediction {
+            name: "the scripted delay itself (configured)".into(),
+            series: "data interrupt".into(),
+            points: xs.iter().map(|x| (*x, *x)).collect(),
+        }],
+    )? {
+        s.blocks.push(Block::Figure(f));
+    }
+    s.blocks.push(Block::Table(t));
+    let pts: Vec<(f64, f64)> = lan
+        .iter()
+        .filter_map(|s| Some((s.setprim_after_cut_ms?, s.interrupt_ms)))
+        .collect();
+    let b = slope(&pts);
+    let at70: Vec<&Switch> = by_delay.get(&70).cloned().unwrap_or_default();
+    let i70 = stat_of(&at70.iter().map(|s| s.interrupt_ms).collect::<Vec<_>>());
+    let net_all = stat_of(&lan.iter().filter_map(|s| s.recovery_ms).collect::<Vec<_>>());
+    s.text(format!(
+        "The interrupt grows by {} ms per ms of SET-PRIMARY delay (least squares over {} \
+         runs): the scripted delay is most of it. Net of it, SET-PRIMARY sent → first DATA on \
+         the new path takes {} ms over all delays. With SET-PRIMARY 70 ms after the cut (Koh & \
+         Kim's link-down processing) the interrupt is {} ms against their 93 ms.",
+        b.map_or("–".into(), |b| format!("{b:.2}")),
+        pts.len(),
+        mmm(&net_all, 1),
+        mmm(&i70, 1)
+    ));
+    let close = i70.mean.is_some_and(|m| (m - 93.0).abs() <= 10.0);
+    data.verdict(Verdict {
+        paper: "Koh & Kim",
+        claim: "scenario 2 handover latency (link down right after ADD-IP)".into(),
+        published: format!(
+            "{} (≈ 70 ms link-down processing + scenario 1's latency)",
+            KOH_KIM_2.value
+        ),
+        measured: format!(
+            "{} ms with SET-PRIMARY 70 ms after the cut (n = {}); net of the delay {} ms",
+            mmm(&i70, 1),
+            i70.n,
+            mmm(&net_all, 1)
+        ),
+        kind: if close {
+            Kind::Reproduced
+        } else {
+            Kind::Differs
+        },
+        evidence: format!(
+            "tolerance ±10 ms with the paper's 70 ms placed by the script: the interrupt is \
+             the scripted delay plus {} ms (slope {} per ms of delay), so this compares the \
+             remainder, not the 70 ms, which here is a parameter",
+            mmm(&net_all, 1),
+            b.map_or("–".into(), |b| format!("{b:.2}"))
+        ),
+        section: "1b",
+    });
+    Ok(s)
 }
 
 /// Least-squares slope of y over x; None without two distinct x.

@@ -14,10 +14,13 @@ pub mod eklund;
 pub mod export;
 pub mod honda;
 pub mod koh_kim;
+pub mod prediction;
 pub mod published;
 pub mod rows;
+pub mod scatter;
 pub mod sweeps;
 pub mod truth;
+pub mod verdict;
 pub mod wang_song;
 
 use crate::document::{Block, Document, Section, Table};
@@ -25,8 +28,10 @@ use crate::figures::svg::trimmed;
 use crate::stats::Stat;
 use anyhow::Context;
 use rows::Rows;
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use sweeps::Sweep;
+use verdict::Verdict;
 
 pub struct Config {
     /// The harness runs (`<sweep>/<scenario>/<group>/rNN/`).
@@ -62,6 +67,8 @@ pub struct Data {
     pub asconf: Rows,
     pub associations: Rows,
     pub files: Rows,
+    /// The verdicts the sections reach, in section order (the top table).
+    pub verdicts: RefCell<Vec<Verdict>>,
 }
 
 impl Data {
@@ -85,7 +92,48 @@ impl Data {
                 s.describe_runs(&self.runs.join(&s.id).join(&s.scenario))
             ));
         }
+        let left_out = self.invalid_runs(sweep);
+        if !left_out.is_empty() {
+            section.text(format!(
+                "Left out of every statistic: {} run(s) whose script did not take effect \
+                 (meta.json valid: false; listed with the harness's reason under \"Inputs \
+                 left out\").",
+                left_out.len()
+            ));
+        }
     }
+
+    /// The run directories (relative to runs/) of a sweep whose harness
+    /// check failed, with the reason.
+    pub fn invalid_runs(&self, sweep: &str) -> Vec<(String, String)> {
+        let f = &self.files;
+        let mut out: Vec<(String, String)> = (0..f.len)
+            .filter(|&i| f.text("run_valid", i).as_deref() == Some("false"))
+            .filter_map(|i| {
+                let src = f.text("source", i)?;
+                Some((
+                    rows::run_of(&src, sweep)?,
+                    f.text("run_invalid_reason", i).unwrap_or_default(),
+                ))
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    pub fn verdict(&self, v: Verdict) {
+        self.verdicts.borrow_mut().push(v);
+    }
+}
+
+/// A section's "the paper's parameters beside ours" table.
+pub fn setup_table(name: &str, title: &str, rows: &[(&str, &str, &str)]) -> Block {
+    let mut t = Table::new(name, title, &["parameter", "paper", "this reproduction"]);
+    for (p, paper, ours) in rows {
+        t.row(vec![(*p).into(), (*paper).into(), (*ours).into()]);
+    }
+    Block::Table(t)
 }
 
 pub fn load(config: &Config) -> anyhow::Result<Data> {
@@ -102,6 +150,7 @@ pub fn load(config: &Config) -> anyhow::Result<Data> {
         asconf: read("asconf").context("the asconf table")?,
         associations: read("associations").context("the associations table")?,
         files: read("files").context("the files table")?,
+        verdicts: RefCell::new(Vec::new()),
     })
 }
 
@@ -120,12 +169,15 @@ pub fn build(config: &Config) -> anyhow::Result<Document> {
         ],
         ..Default::default()
     };
+    let mut body = Vec::new();
+    body.extend(koh_kim::sections(&data)?);
+    body.extend(bokor::sections(&data)?);
+    body.extend(honda::sections(&data)?);
+    body.extend(eklund::sections(&data)?);
+    body.extend(wang_song::sections(&data)?);
+    doc.sections.push(verdict::section(&data.verdicts.borrow()));
     doc.sections.push(provenance(&data, config));
-    doc.sections.extend(koh_kim::sections(&data)?);
-    doc.sections.extend(bokor::sections(&data)?);
-    doc.sections.extend(honda::sections(&data)?);
-    doc.sections.extend(eklund::sections(&data)?);
-    doc.sections.extend(wang_song::sections(&data)?);
+    doc.sections.extend(body);
     doc.excluded = excluded(&data);
     Ok(doc)
 }
@@ -168,7 +220,7 @@ fn provenance(data: &Data, config: &Config) -> Section {
             "scenario",
             "repetitions",
             "parameters",
-            "runs found (ok)",
+            "runs found (ok, valid)",
         ],
     );
     for sw in &data.sweeps {
@@ -189,13 +241,29 @@ fn provenance(data: &Data, config: &Config) -> Section {
     s
 }
 
-/// Inputs that failed to read.
+/// Inputs that failed to read, and captures of runs whose script did not
+/// take effect (the harness's check, meta.json `valid: false`).
 fn excluded(data: &Data) -> Vec<crate::document::Excluded> {
-    (0..data.files.len)
-        .filter(|&i| data.files.text("status", i).as_deref() == Some("failed"))
-        .map(|i| crate::document::Excluded {
-            input: data.files.text("source", i).unwrap_or_default(),
-            reason: data.files.text("error", i).unwrap_or_default(),
+    let f = &data.files;
+    (0..f.len)
+        .filter_map(|i| {
+            let input = f.text("source", i).unwrap_or_default();
+            if f.text("status", i).as_deref() == Some("failed") {
+                Some(crate::document::Excluded {
+                    input,
+                    reason: f.text("error", i).unwrap_or_default(),
+                })
+            } else if f.text("run_valid", i).as_deref() == Some("false") {
+                Some(crate::document::Excluded {
+                    input,
+                    reason: format!(
+                        "run invalid (its script did not take effect): {}",
+                        f.text("run_invalid_reason", i).unwrap_or_default()
+                    ),
+                })
+            } else {
+                None
+            }
         })
         .collect()
 }

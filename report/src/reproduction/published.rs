@@ -43,6 +43,24 @@ pub const BOKOR_RETRANSMISSIONS: Published = Published {
     source: "Bokor et al. (2010), Fig. 7 and the text before it",
 };
 
+pub const BOKOR_FIG5: Published = Published {
+    value: "the joint impact of RTO.Max and PMR on the link failure recovery time: with RTO \
+            doubling it rises exponentially with PMR (eq. (3) Δ = Σ_{i<PMR} RTO · 2^i)",
+    source: "Bokor et al. (2010), Fig. 5 and the text before it, eq. (3)",
+};
+pub const BOKOR_FIG2: Published = Published {
+    value: "TSN against time, DATA through the WLAN blue and through UMTS red: the WLAN → UMTS \
+            handover interrupts the transfer (failure detection, retransmission), the return \
+            is faster (no failure detection, no retransmission)",
+    source:
+        "Bokor et al. (2010), Fig. 2 and the text before it (HB.Interval 10 s, RTO 4000 ms, PMR 5)",
+};
+pub const BOKOR_FIG12: Published = Published {
+    value: "SCTP throughput during a 3G → appearing-WLAN handover rises as HB.Interval falls; \
+            the heartbeats' overhead is outweighed by the earlier recognition",
+    source: "Bokor et al. (2010), Fig. 12 (PMR 2, RTO.Max 180 ms)",
+};
+
 /// Honda (2007), Tables 5.1–5.4: (component, SmSCTP, Normal SCTP) in
 /// seconds as printed; `None` where the table has no such row.
 pub struct HondaTable {
@@ -119,6 +137,24 @@ pub const HONDA_DUPLICATES: Published = Published {
     source: "Honda (2007), §5.1.1 and §5.2.1",
 };
 
+pub const HONDA_FIGURES: Published = Published {
+    value: "TSN growth in associations A and B around the handover, with and without DAD: \
+            SmSCTP resumes right after the ASCONF-ACK, normal SCTP after seconds",
+    source: "Honda (2007), Figs. 5.2–5.5 and §5.1–5.2",
+};
+
+pub const EKLUND_TUNING: Published = Published {
+    value: "tuning PMR and RTO.min/RTO.max (a reduced RTO.min, RTO.max kept) and relaxing the \
+            RTO's exponential back-off shortens failover for telephony signalling",
+    source: "Eklund (2015), thesis summary of Paper II (\"Tuning SCTP Failover for Carrier \
+             Grade Telephony Signaling\") and §3.1.1",
+};
+pub const EKLUND_SLOW_START: Published = Published {
+    value: "after a path switch slow start may lengthen an individual message's transfer by \
+            up to 75 % against an ideal startup (high-load traffic)",
+    source: "Eklund (2015), thesis summary of Papers IV and V",
+};
+
 pub const EKLUND: Published = Published {
     value: "for low-intensity traffic the failover time may be more than 60 % longer with the \
             default 200 ms SACK delay than with the SACK delay disabled; a small SACK delay \
@@ -133,6 +169,11 @@ pub const WANG_SONG_DAR: Published = Published {
 };
 /// 768 bits in bytes.
 pub const WANG_SONG_DAR_BYTES: f64 = 96.0;
+pub const WANG_SONG_RATE: Published = Published {
+    value: "handoff delay, throughput and packet loss of MIP and mSCTP as functions of the \
+            handoff rate (analytical model and simulation)",
+    source: "Wang & Song, §4.3 and its figures",
+};
 pub const WANG_SONG_LOSS: Published = Published {
     value: "0 packets lost per mSCTP handover (handover delay zero, eq. (5), (32))",
     source: "Wang & Song, §4.3.2",

@@ -62,12 +62,15 @@ impl Rows {
     }
 
     /// The rows of a sweep's runs: their source holds `/<sweep>/` (or
-    /// starts with `<sweep>/`).
+    /// starts with `<sweep>/`). Runs whose script did not take effect
+    /// (`run_valid` false: the harness's check) are left out; the report
+    /// lists them with the reason.
     pub fn of_sweep(&self, sweep: &str) -> Vec<usize> {
         (0..self.len)
             .filter(|&i| {
                 self.text("source", i)
                     .is_some_and(|s| run_of(&s, sweep).is_some())
+                    && self.text("run_valid", i).as_deref() != Some("false")
             })
             .collect()
     }

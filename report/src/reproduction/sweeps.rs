@@ -19,20 +19,73 @@ impl Sweep {
             "sctp-harness replay harness/scenarios/{}.toml --out RUNS/{}",
             self.scenario, self.id
         );
+        let mut own = Vec::new();
         for s in &self.sets {
-            c.push_str(&format!(" --set {s}"));
+            if let Some(rest) = s.strip_prefix("at_") {
+                let (action, values) = rest.split_once('=').unwrap_or((rest, ""));
+                own.push(format!(
+                    "the scenario's {action} moved to at_ms = {} (one derived scenario per value)",
+                    values.replace(',', ", ")
+                ));
+            } else if let Some(action) = s.strip_prefix("phase=") {
+                own.push(format!(
+                    "repetition k of n with its {action} (k − 0.5)/n of a heartbeat period \
+                     (HB.Interval + RTO.max) later and the run as much plus one period longer"
+                ));
+            } else {
+                c.push_str(&format!(" --set {s}"));
+            }
         }
         if self.repeat > 1 {
             c.push_str(&format!(" --repeat {}", self.repeat));
         }
+        if !own.is_empty() {
+            c.push_str(&format!(
+                " (scripts/reproduce.sh: {}; each run's scenario.toml is what was replayed)",
+                own.join("; ")
+            ));
+        }
         c
     }
 
-    /// How many run directories under `dir` (RUNS/<sweep>/<scenario>)
-    /// exist and finished with `"ok": true`.
+    /// The group directories of this line's combinations (`default`
+    /// without keys; `phase=` is not a group key).
+    pub fn groups(&self) -> Vec<String> {
+        let mut out = vec![String::new()];
+        for set in self.sets.iter().filter(|s| !s.starts_with("phase=")) {
+            let (key, values) = set.split_once('=').unwrap_or((set, ""));
+            out = values
+                .split(',')
+                .flat_map(|v| {
+                    out.iter().map(move |prefix| {
+                        if prefix.is_empty() {
+                            format!("{key}={v}")
+                        } else {
+                            format!("{prefix},{key}={v}")
+                        }
+                    })
+                })
+                .collect();
+        }
+        if out == [String::new()] {
+            return vec!["default".into()];
+        }
+        // The harness names a group by the keys in the order given, the
+        // first key varying slowest.
+        out.sort();
+        out
+    }
+
+    /// How many run directories of this line's groups under `dir`
+    /// (RUNS/<sweep>/<scenario>) exist, finished with `"ok": true`, and
+    /// passed the harness's check (`"valid": true`).
     pub fn describe_runs(&self, dir: &Path) -> String {
-        let (mut all, mut ok) = (0, 0);
+        let (mut all, mut ok, mut valid) = (0, 0, 0);
+        let groups = self.groups();
         for group in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            if !groups.contains(&group.file_name().to_string_lossy().into_owned()) {
+                continue;
+            }
             for run in std::fs::read_dir(group.path())
                 .into_iter()
                 .flatten()
@@ -43,15 +96,19 @@ impl Sweep {
                     continue;
                 }
                 all += 1;
-                let good = std::fs::read_to_string(&meta)
+                let v = std::fs::read_to_string(&meta)
                     .ok()
-                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-                    .and_then(|v| v.get("ok")?.as_bool())
-                    .unwrap_or(false);
-                ok += usize::from(good);
+                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+                let flag = |k: &str| {
+                    v.as_ref()
+                        .and_then(|v| v.get(k)?.as_bool())
+                        .unwrap_or(false)
+                };
+                ok += usize::from(flag("ok"));
+                valid += usize::from(flag("ok") && flag("valid"));
             }
         }
-        format!("{all} ({ok} ok)")
+        format!("{all} ({ok} ok, {valid} valid)")
     }
 }
 
@@ -107,6 +164,27 @@ mod tests {
              --set rto=100,200 --set pmr=1,2 --repeat 3"
         );
         assert_eq!((s[1].repeat, s[1].sets.len()), (5, 0));
+        let own = parse("k koh-kim-2-lan 5 at_set_peer_primary=1020,1050 delay=1 phase=link_up\n")
+            .expect("parses");
+        let c = own[0].command();
+        assert!(c.contains("--set delay=1 --repeat 5"), "{c}");
+        assert!(
+            c.contains("set_peer_primary moved to at_ms = 1020, 1050"),
+            "{c}"
+        );
+        assert!(c.contains("repetition k of n with its link_up"), "{c}");
+        assert!(
+            !c.contains("--set at_") && !c.contains("--set phase"),
+            "{c}"
+        );
+        assert_eq!(
+            parse("a b 1 rto=1,2 pmr=3\n").expect("parses")[0].groups(),
+            vec!["rto=1,pmr=3", "rto=2,pmr=3"]
+        );
+        assert_eq!(
+            parse("a b 1\n").expect("parses")[0].groups(),
+            vec!["default"]
+        );
         assert!(parse("x y z").is_err());
         assert!(parse("x y 1 rto").is_err());
     }

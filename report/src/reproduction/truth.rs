@@ -13,6 +13,8 @@ type Ns = i128;
 /// The sampled kinds are polled every 10 ms; a change is visible up to one
 /// period (and some scheduling slack) after it happened.
 const SAMPLE_NS: Ns = 15_000_000;
+/// The polling period of the sampled kinds.
+const POLL_NS: Ns = 10_000_000;
 
 fn parse_time(v: &Value) -> Option<Ns> {
     let s = v.get("time")?.as_str()?;
@@ -65,6 +67,15 @@ pub struct Truth {
     pub srtt_at_cut_ms: Option<u64>,
     /// link_up → ADDR_AVAILABLE for the same address.
     pub available_ms: Option<f64>,
+    /// The path's RTO (ms) in force at each T3-rtx expiry the kernel
+    /// counted between the cut and ADDR_UNREACHABLE: for each increase of
+    /// `t3_rtx_expireds`, the `rto_ms` of the path last sampled at least one
+    /// poll (10 ms) before the sample that shows it (the timer that expired
+    /// ran for that RTO).
+    pub expiry_rtos_ms: Vec<u64>,
+    /// The `link_down` and `link_up` actions (epoch seconds).
+    pub down_s: Option<f64>,
+    pub up_s: Option<f64>,
 }
 
 pub fn read(run_dir: &Path) -> anyhow::Result<Truth> {
@@ -72,6 +83,17 @@ pub fn read(run_dir: &Path) -> anyhow::Result<Truth> {
     let text =
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     Ok(of_lines(&lines(&text)))
+}
+
+/// The scripted actions of a run (kind, epoch seconds of the syscall), in
+/// time order, from its events.jsonl (lines without `node`).
+pub fn actions(run_dir: &Path) -> Vec<(String, f64)> {
+    let text = std::fs::read_to_string(run_dir.join("events.jsonl")).unwrap_or_default();
+    lines(&text)
+        .into_iter()
+        .filter(|l| l.v.get("node").is_none() && l.v.get("ok").is_some())
+        .map(|l| (l.kind().to_string(), l.time as f64 / 1e9))
+        .collect()
 }
 
 /// The records of an events.jsonl with a time, in time order.
@@ -139,7 +161,29 @@ fn of_lines(lines: &[Line]) -> Truth {
                 .unwrap_or(0)
         };
         t.t3_expiries = Some(mib_at(u.time + SAMPLE_NS).saturating_sub(mib_at(down)));
+        let mut last = mib_at(down);
+        for l in cn("kernel_mib").filter(|l| l.time > down && l.time <= u.time + SAMPLE_NS) {
+            let Some(now) = l.u64("t3_rtx_expireds") else {
+                continue;
+            };
+            let rto = address.as_deref().and_then(|a| {
+                // At least one poll (10 ms) before the sample that shows
+                // the rise: within a poll the path's RTO can be read after
+                // the expiry doubled it while the counter was read before.
+                cn("kernel_paddr")
+                    .filter(|p| p.time < l.time - POLL_NS && p.str("address") == Some(a))
+                    .filter_map(|p| p.u64("rto_ms"))
+                    .next_back()
+            });
+            for _ in last..now {
+                if let Some(r) = rto {
+                    t.expiry_rtos_ms.push(r);
+                }
+            }
+            last = last.max(now);
+        }
     }
+    t.down_s = Some(down as f64 / 1e9);
     if let (Some(a), Some(up)) = (
         &address,
         lines
@@ -152,6 +196,7 @@ fn of_lines(lines: &[Line]) -> Truth {
                 l.time > up && l.str("state") == Some("available") && l.str("address") == Some(a)
             })
             .map(|l| ms(l.time - up));
+        t.up_s = Some(up as f64 / 1e9);
     }
     t.address = address;
     t
@@ -167,6 +212,7 @@ mod tests {
 {"time":"100.500000000","node":"cn","kind":"kernel_paddr","address":"10.0.0.1","rto_ms":200,"srtt_ms":10}
 {"time":"100.600000000","node":"cn","kind":"kernel_mib","t3_rtx_expireds":1}
 {"time":"101.000000000","kind":"link_down","interface":"eth1","ok":true}
+{"time":"101.885000000","node":"cn","kind":"kernel_paddr","address":"10.0.0.1","rto_ms":400,"srtt_ms":10}
 {"time":"101.890000000","node":"cn","kind":"kernel_mib","t3_rtx_expireds":4}
 {"time":"101.890000000","node":"cn","kind":"kernel_status","primary":"10.0.0.1","primary_error_count":3}
 {"time":"101.880000000","node":"cn","kind":"kernel_addr_change","address":"10.0.0.1","state":"unreachable"}
@@ -179,6 +225,9 @@ mod tests {
         assert_eq!(t.t3_expiries, Some(3));
         assert_eq!((t.rto_at_cut_ms, t.srtt_at_cut_ms), (Some(200), Some(10)));
         assert_eq!(t.available_ms, Some(750.0));
+        // Three expiries after the cut, each ran for the 200 ms last
+        // sampled before the counter rose.
+        assert_eq!(t.expiry_rtos_ms, vec![200, 200, 200]);
         assert_eq!(
             parse_time(&serde_json::json!({"time": "1.5"})),
             Some(1_500_000_000)
