@@ -10,7 +10,9 @@
 #   2. `sctp-handover analyze RUNS --out RUNS/tables` (resumable itself);
 #      a few runs also get tsn.csv (every DATA chunk of a capture, by
 #      tshark) for the TSN-against-time figures;
-#   3. `sctp-handover reproduction` copies the tables (CSV), each run's
+#   3. every run's analysis set beside its kernel's log (kernel_agreement,
+#      written to kernel-agreement.txt beside the report);
+#   4. `sctp-handover reproduction` copies the tables (CSV), each run's
 #      events.jsonl/meta.json/scenario.toml/tsn.csv, the sweeps file and
 #      the provenance lines into reports/reproduction/ and draws the report
 #      from that copy (captures are not copied: this script regenerates them).
@@ -225,6 +227,17 @@ for spec in "bokor-fig2 cn" "honda-planned mn" "honda-normal mn"; do
     } > "$r/tsn.csv.tmp" && mv "$r/tsn.csv.tmp" "$r/tsn.csv"
   done
 done
+# Every run's analysis against its kernel's own log (harness/tests/
+# kernel_agreement.rs, docs/metrics.md "Checked against the kernel"): the
+# comparison goes beside the report; a disagreement is reported, and the
+# report is still written (its statistics stand on the analyzer's numbers).
+echo "reproduce: comparing every run's analysis with its kernel's log"
+if SCTP_KERNEL_AGREEMENT_RUNS=$(realpath "$runs") cargo test -q -p sctp-handover-harness \
+    --test kernel_agreement -- --nocapture >"$runs/kernel-agreement.txt" 2>&1; then
+  echo "reproduce: the analyzer agrees with the kernel on every run ($(grep -c '^\[agree' "$runs/kernel-agreement.txt") rows)"
+else
+  echo "reproduce: warning: the analyzer disagrees with the kernel on $(grep -c '^\[DIFFER' "$runs/kernel-agreement.txt") rows: see kernel-agreement.txt" >&2
+fi
 echo "reproduce: writing $out"
 loads=$(awk '{print $2}' "$runs/loads.txt" 2>/dev/null | sort -n | sed -n '1p;$p' | paste -sd' ' | awk 'NF == 2 {print "min " $1 ", max " $2}')
 notes=(
@@ -233,4 +246,6 @@ notes=(
 )
 "$bin/sctp-handover" reproduction "$out" --runs "$runs" --tables "$runs/tables" --sweeps "$sweeps" "${notes[@]}"
 cp "$runs/loads.txt" "$out/loads.txt" 2>/dev/null || true
+# (The runs' directories as the report names them: relative to them.)
+sed "s|$(realpath "$runs")/||" "$runs/kernel-agreement.txt" >"$out/kernel-agreement.txt" 2>/dev/null || true
 echo "reproduce: done; open $out/index.html ($out/README.md)"

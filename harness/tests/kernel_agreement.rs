@@ -107,6 +107,9 @@ fn ms(d: Nanos) -> String {
     format!("{:+.1} ms", d.as_millis_f64())
 }
 
+/// Whether an analyzer event is the one a kernel record calls for.
+type EventTest = Box<dyn Fn(&EventKind) -> bool>;
+
 /// One line of the comparison.
 struct Row {
     scenario: String,
@@ -409,7 +412,7 @@ fn path_states(run: &Run, point: &'static str, a: &FileAnalysis, rows: &mut Vec<
             before.as_deref(),
             Some("potentially_failed" | "unreachable")
         );
-        let wanted: Option<(&str, Box<dyn Fn(&EventKind) -> bool>)> = match state {
+        let wanted: Option<(&str, EventTest)> = match state {
             "potentially_failed" => Some((
                 "path_potentially_failed",
                 Box::new(
