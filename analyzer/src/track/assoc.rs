@@ -58,7 +58,8 @@ pub struct AddressInfo {
     pub first_frame: u64,
     /// Frame of the ASCONF-ACK that confirmed its deletion.
     pub deleted_frame: Option<u64>,
-    /// Frame of the first HEARTBEAT ACK answering a HEARTBEAT sent to it.
+    /// Frame of the first HEARTBEAT ACK answering a HEARTBEAT sent to it
+    /// since it was (last) added.
     pub confirmed_frame: Option<u64>,
 }
 
@@ -84,7 +85,10 @@ impl Endpoint {
             Some(info) => {
                 let revived = info.deleted_frame.is_some() && how == AddressSource::Asconf;
                 if revived {
+                    // Added again: unconfirmed until a HEARTBEAT ACK says
+                    // otherwise (RFC 9260 §5.4), as Linux notifies.
                     info.deleted_frame = None;
+                    info.confirmed_frame = None;
                 }
                 info.learned_from.add(how);
                 revived
