@@ -84,16 +84,18 @@ local function ip_start(link, s, first, last)
       et, off, tags = h * 256 + l, off + 4, tags + 1
     end
     if et == 0x0800 or et == 0x86dd then return off end
-  elseif link == LINK_SLL then
-    if n >= 16 then
-      local et = u16be(s, first + 14)
-      if et == 0x0800 or et == 0x86dd then return first + 16 end
+  elseif link == LINK_SLL or link == LINK_SLL2 then
+    -- Linux cooked headers (v1: protocol at 14, 16 bytes; v2: at 0, 20),
+    -- then VLAN tags as behind an Ethernet header.
+    local hl, at = 16, first + 14
+    if link == LINK_SLL2 then hl, at = 20, first end
+    if n < hl then return nil end
+    local et, off, tags = u16be(s, at), first + hl, 0
+    while (et == 0x8100 or et == 0x88a8 or et == 0x9100) and tags < 4 do
+      if last < off + 3 then return nil end
+      et, off, tags = u16be(s, off + 2), off + 4, tags + 1
     end
-  elseif link == LINK_SLL2 then
-    if n >= 20 then
-      local et = u16be(s, first)
-      if et == 0x0800 or et == 0x86dd then return first + 20 end
-    end
+    if et == 0x0800 or et == 0x86dd then return off end
   elseif link == LINK_RAW or link == LINK_RAW12 or link == LINK_RAW14
       or link == LINK_IPV4 or link == LINK_IPV6 then
     return first
