@@ -26,4 +26,7 @@ pub mod wire;
 /// 3: ASCONFs sent again are retransmissions whether or not answered (one
 /// exchange per serial), the handover window runs to the cumulative ack,
 /// failover before an ADD-IP-only "planned", `return` to a failed path.
-pub const RESULTS_REVISION: u32 = 3;
+/// 4: a fast retransmission as Linux's SFR-CACC allows after SET-PRIMARY,
+/// an IP length past the frame analysed as truncated, an address added
+/// again unconfirmed.
+pub const RESULTS_REVISION: u32 = 4;
