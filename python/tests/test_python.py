@@ -203,7 +203,9 @@ class Dask(Common):
         r = cluster("--engine", "dask", "sample-captures", "sample-sweeps", "--out", out, "--workers", "2", "-q")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertEqual(compare.differences(self.cli_all, out), [])
-        self.assertIn("40 ok, 2 skipped", r.stdout)
+        # 20 sample captures (10 scenarios, both sides), 24 sweep captures;
+        # the 2 skipped are sample-captures/README.md and sample-sweeps/README.md.
+        self.assertIn("44 ok, 2 skipped", r.stdout)
         self.assertIn("param_rto", pq.read_schema(glob.glob(os.path.join(out, "handovers", "*"))[0]).names)
 
     def test_failed_capture_job_finishes_and_rerun_skips(self):
