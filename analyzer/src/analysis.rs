@@ -616,6 +616,7 @@ impl ReportState {
         ReportState {
             engine: HandoverEngine::new(HandoverConfig {
                 max_events: options.track.limits.events,
+                pf_retrans: options.track.pf_retrans,
                 ..options.handover.clone()
             }),
             associations: 0,

@@ -107,11 +107,13 @@ pub(super) struct Seen<'a> {
 pub(super) fn reason_suffix(f: &Failover) -> String {
     let mut s = String::new();
     match f.old_path_state {
-        PathStatus::PotentiallyFailed => {
+        // (Only when the sender moved right at the threshold: see
+        // `observed_pf_retrans`.)
+        PathStatus::PotentiallyFailed if f.observed_pf_retrans.is_some() => {
             s.push_str("; the old path potentially failed (RFC 7829), not inactive")
         }
         PathStatus::Inactive => s.push_str("; the old path inactive"),
-        PathStatus::Active => {}
+        _ => {}
     }
     if !f.counter_resets.is_empty() {
         let frames: Vec<String> = f
@@ -173,7 +175,13 @@ pub(super) fn failover(
     // clear (a SACK for DATA last sent on the path) do not count.
     // At the potentially-failed state the count is PFMR + 1 instead.
     let exceeded = expiries.last().and_then(|e| e.error_count.checked_sub(1));
-    let at_pf = seen.old_state == PathStatus::PotentiallyFailed;
+    // At the potentially-failed state only when the sender moved right at
+    // the threshold: a sender with the state off (or another PFMR) that
+    // moved after more expiries shows its Path.Max.Retrans instead, while
+    // the inferred state (by the thresholds given) is still reported.
+    let at_pf = seen.old_state == PathStatus::PotentiallyFailed
+        && exceeded.is_some()
+        && exceeded == config.pf_retrans;
     let observed_pmr = exceeded.filter(|_| !at_pf);
     let observed_pf_retrans = exceeded.filter(|_| at_pf);
     let first_expiry = expiries.first().map_or(switch.time, |e| e.time);

@@ -47,6 +47,10 @@ pub struct HandoverConfig {
     pub anchors: Vec<Anchor>,
     /// RTO.Max for the predicted failover time of eq. (3).
     pub rto_max: Option<Nanos>,
+    /// The tracker's potentially-failed threshold
+    /// ([`crate::track::TrackConfig::pf_retrans`]): a failover that came
+    /// exactly at it is read as one at the potentially-failed state.
+    pub pf_retrans: Option<u32>,
     /// Events kept per association until it is retired
     /// ([`crate::track::limits::Limits::events`]); beyond it they still
     /// drive the metrics but are not kept.
@@ -63,6 +67,7 @@ impl Default for HandoverConfig {
             capture_point: CapturePoint::default(),
             anchors: Vec::new(),
             rto_max: None,
+            pf_retrans: crate::track::TrackConfig::default().pf_retrans,
             max_events: crate::track::limits::Limits::default().events,
             part_events: PART_EVENTS,
         }

@@ -614,7 +614,10 @@ impl EventSink for Builder {
 impl Builder {
     fn new(options: &AnalysisOptions) -> Self {
         Builder {
-            engine: HandoverEngine::new(options.handover.clone()),
+            engine: HandoverEngine::new(sctp_handover::handover::HandoverConfig {
+                pf_retrans: options.track.pf_retrans,
+                ..options.handover.clone()
+            }),
             bases: Vec::new(),
             cursor: std::cell::Cell::new(0),
             frames: HashMap::default(),
