@@ -507,13 +507,37 @@ fn path_states(run: &Run, point: &'static str, a: &FileAnalysis, rows: &mut Vec<
                 *s == state && (near_notification(d) || held_back(d, e.time, &sacks, run))
             });
             if !matched {
+                // Known gap (docs/metrics.md): Linux keeps a destination
+                // never confirmed unconfirmed, however many HEARTBEATs to
+                // it go unanswered (no inactive, no notification); the
+                // analyzer does not model confirmation yet.
+                let path = match e.kind {
+                    EventKind::PathPotentiallyFailed { path, .. }
+                    | EventKind::PathInactive { path, .. } => path,
+                    _ => continue,
+                };
+                let unconfirmed = !a.events.iter().any(|c| {
+                    c.frame < e.frame
+                        && matches!(c.kind, EventKind::PathConfirmed { path: p, .. } if p == path)
+                }) && run
+                    .of("cn", "kernel_paddr")
+                    .iter()
+                    .any(|r| r["state"] == "unconfirmed");
                 rows.push(Row {
                     scenario: run.name.clone(),
                     point,
                     what: format!("{state} inferred at frame {}", e.frame),
                     kernel: "no such notification".into(),
-                    analyzer: format!("{:?}", e.kind),
-                    asserted: true,
+                    analyzer: format!(
+                        "{:?}{}",
+                        e.kind,
+                        if unconfirmed {
+                            " (known gap: a destination never confirmed, which Linux leaves unconfirmed)"
+                        } else {
+                            ""
+                        }
+                    ),
+                    asserted: !unconfirmed,
                     agrees: false,
                 });
             }
@@ -616,14 +640,19 @@ fn error_counter(run: &Run, a: &FileAnalysis, rows: &mut Vec<Row>) {
             .find(|p| p.src == cn && p.dst.to_string() == address)
             .map(|p| p.id)
     };
-    let mut last: Option<(String, u64)> = None;
+    // (The sampler logs on change; on a loaded machine its 10 ms period
+    // stretches, so the fall lies between the previous line and this one.)
+    let mut last: Option<(String, u64, Timestamp)> = None;
     for (t, primary, count) in &status {
-        let fell = matches!(&last, Some((p, c)) if p == primary && *c > 0 && *count == 0);
-        last = Some((primary.clone(), *count));
-        let Some(path) = primary_path(primary).filter(|_| fell) else {
+        let since = match &last {
+            Some((p, c, at)) if p == primary && *c > 0 && *count == 0 => Some(*at),
+            _ => None,
+        };
+        last = Some((primary.clone(), *count, *t));
+        let (Some(path), Some(since)) = (primary_path(primary), since) else {
             continue;
         };
-        let from = shift(*t, Nanos(-(TOLERANCE.0 + 10_000_000)));
+        let from = shift(since, Nanos(-TOLERANCE.0));
         let cleared = a.events.iter().find(|e| {
             e.time >= from
                 && e.time <= shift(*t, TOLERANCE)
