@@ -70,8 +70,15 @@ fn ns(v: &Value) -> i64 {
     secs.parse::<i64>().expect("secs") * 1_000_000_000 + frac.parse::<i64>().expect("nanos")
 }
 
-const FRAME_KEYS: [&str; 4] = ["frame", "ack_frame", "switch_frame", "request_frame"];
-const TIME_KEYS: [&str; 3] = ["time", "ack_time", "switch_time"];
+const FRAME_KEYS: [&str; 6] = [
+    "frame",
+    "ack_frame",
+    "switch_frame",
+    "request_frame",
+    "last_frame",
+    "first_frame",
+];
+const TIME_KEYS: [&str; 4] = ["time", "ack_time", "switch_time", "last_time"];
 
 /// `text` with every "frame N" moved by `offset`.
 fn shift_frames(text: &str, offset: i64) -> String {

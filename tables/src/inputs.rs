@@ -267,8 +267,8 @@ mod tests {
     #[test]
     fn a_run_is_valid_by_its_meta_json_or_by_the_check_of_its_events() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        // Recorded before the harness checked runs: checked now. Honda's
-        // SET-PRIMARY and DELETE-IP never reached the CN's kernel.
+        // Honda's SET-PRIMARY and DELETE-IP never reached the CN's kernel
+        // (the harness's verdict in meta.json).
         let honda = harness_run(
             &root.join("reports/reproduction/runs/honda/honda-nodad/default/r01/mn.pcap"),
         )
@@ -277,9 +277,9 @@ mod tests {
         assert_eq!(
             honda.invalid_reason.as_deref(),
             Some(
-                "set_peer_primary 2001:db8::102 at +1.00 s: no SCTP_ADDR_MADE_PRIM at the cn \
+                "set_peer_primary 2001:db8::102 at +1.02 s: no SCTP_ADDR_MADE_PRIM at the cn \
                  within 2 s, its primary stayed 2001:db8::101; bindx_remove 2001:db8::101 at \
-                 +1.00 s: no SCTP_ADDR_REMOVED at the cn within 2 s"
+                 +1.02 s: no SCTP_ADDR_REMOVED at the cn within 2 s"
             )
         );
         let koh = harness_run(
