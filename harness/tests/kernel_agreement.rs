@@ -54,15 +54,19 @@ fn near_notification(d: Nanos) -> bool {
 fn replay_all(scenarios: &[PathBuf]) -> PathBuf {
     let out = std::env::temp_dir().join(format!("sctp-kernel-agreement-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).expect("the replays' directory");
     for pair in scenarios.chunks(2) {
         let children: Vec<_> = pair
             .iter()
             .map(|s| {
+                // Each into a directory of its own: two replays creating
+                // the same output tree race (EEXIST).
+                let name = s.file_stem().expect("scenario name");
                 Command::new(env!("CARGO_BIN_EXE_sctp-harness"))
                     .arg("replay")
                     .arg(s)
                     .arg("--out")
-                    .arg(&out)
+                    .arg(out.join(name))
                     .args(["--timeout-s", "90", "--allow-invalid"])
                     .stdout(std::process::Stdio::null())
                     .spawn()
@@ -703,7 +707,7 @@ fn every_scenario_agrees_with_the_kernel() {
             let runs = scenarios
                 .iter()
                 .filter_map(|s| s.file_stem())
-                .map(|name| root.join(name).join("default/r01"))
+                .map(|name| root.join(name).join(name).join("default/r01"))
                 .collect();
             (root, runs, true)
         }
