@@ -73,9 +73,19 @@ fn transport_latency(h: &Handover) -> Component {
     }
 }
 
-/// The handover in slot `i`, still held (waiting for its total latency).
-fn waiting(handovers: &mut [Option<Box<Handover>>], i: usize) -> Option<&mut Handover> {
-    handovers.get_mut(i).and_then(|h| h.as_deref_mut())
+/// The handover in slot `index`, still held (its total latency or its
+/// window not yet settled).
+/// `index` counts from the association's first switch; `handed_on` slots
+/// have left the list.
+pub(super) fn waiting(
+    handovers: &mut [Option<Box<Handover>>],
+    handed_on: usize,
+    index: usize,
+) -> Option<&mut Handover> {
+    index
+        .checked_sub(handed_on)
+        .and_then(|i| handovers.get_mut(i))
+        .and_then(|h| h.as_deref_mut())
 }
 
 impl HandoverEngine {
@@ -104,7 +114,7 @@ impl HandoverEngine {
             match (acked(before), acked(gap), switch_acked) {
                 (Some(l), Some(l1), true) => {
                     // A waiting handover is never handed on (`take_part`).
-                    if let Some(h) = waiting(handovers, p.index - *handed_on) {
+                    if let Some(h) = waiting(handovers, *handed_on, p.index) {
                         h.sequence_gap_tsn = gap;
                         h.total_handover_latency = Component::between(
                             l.point("effective transmission of L"),
@@ -115,7 +125,7 @@ impl HandoverEngine {
                     d.pending.remove(i);
                 }
                 (None, _, true) if d.tsn(before).is_none() => {
-                    if let Some(h) = waiting(handovers, p.index - *handed_on) {
+                    if let Some(h) = waiting(handovers, *handed_on, p.index) {
                         h.sequence_gap_tsn = gap;
                         h.total_handover_latency =
                             Component::missing("TSN L (before the sequence gap) was not captured");

@@ -5,6 +5,7 @@
 //! highest TSN sent before the switch — not only until the switch frame:
 //! a T3 retransmission of DATA lost on the old path comes after it.
 
+use super::latency::waiting;
 use super::model::{Handover, Point, WindowEnd};
 use super::state::{Association, Counters, Direction, Mark};
 use crate::track::tsn::serial_le;
@@ -123,16 +124,4 @@ pub(super) fn close_all(a: &mut Association) {
             d.close_windows(handovers, *handed_on, |_| true, None, WindowEnd::CaptureEnd);
         }
     }
-}
-
-/// The handover in slot `index`, still held.
-fn waiting(
-    handovers: &mut [Option<Box<Handover>>],
-    handed_on: usize,
-    index: usize,
-) -> Option<&mut Handover> {
-    index
-        .checked_sub(handed_on)
-        .and_then(|i| handovers.get_mut(i))
-        .and_then(|h| h.as_deref_mut())
 }
