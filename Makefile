@@ -11,7 +11,7 @@ export SCTPHO_PYTHON ?= $(SCTPHO_VENV)/bin/python
 CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 
-.PHONY: setup build demo reports reproduce kernel-check test lint lua-test python python-ray-check samples sweep-samples install-plugin install-c-plugin bench bench-batch hostile-figures fuzz clean
+.PHONY: setup build demo reports reproduce kernel-check test lint lua-test python python-ray-check samples sweep-samples install-plugin install-c-plugin bench bench-batch bench-live hostile-figures fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -101,6 +101,16 @@ bench: setup
 ## Batch figures for docs/performance.md (not part of `make test`).
 bench-batch: setup
 	scripts/bench-batch.sh
+
+## Live capture against tcpdump (docs/watch.md, "Keeping up"): a generated
+## capture (2 300 associations, 25 MB) replayed by tcpreplay at top speed and
+## at fixed rates into a veth pair in a network namespace of its own; frames
+## received and dropped by watch (text, JSON lines, --write) and tcpdump side
+## by side, watch's switch latency percentiles, --write against analyze.
+## Needs root; not part of `make test`. BENCH_LIVE_RATES, BENCH_LIVE_REPS:
+## scripts/bench-live.sh.
+bench-live: setup
+	scripts/bench-live.sh
 
 ## Time and memory of the analyzer on each hostile input (docs/robustness.md).
 hostile-figures: setup

@@ -9,8 +9,10 @@ set -euo pipefail
 # wireshark-dev, cmake, gcc: the C plugin (built with the plugin SDK);
 # python3-venv: the virtual environment holding pyarrow, the second reader
 # of the tables in the tests; chromium: the browser the reports are opened
-# in (headless) by the tests; libpcap-dev: capture filters (--filter).
-PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2 wireshark-dev cmake gcc python3-venv chromium libpcap-dev)
+# in (headless) by the tests; libpcap-dev: capture filters (--filter);
+# tcpreplay: replays captures into a veth pair for the live capture test
+# (tests/watch_live.rs) and `make bench-live`.
+PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2 wireshark-dev cmake gcc python3-venv chromium libpcap-dev tcpreplay)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
