@@ -1,32 +1,59 @@
 //! `sctp-handover watch`: handovers as they happen, from live interfaces
 //! (libpcap) or from a capture still being written (`--follow`), one line
 //! (or one JSON line) per event as soon as it is complete.
+//!
+//! Live, four threads share the work so that none of them makes another
+//! lose frames: a capture thread per interface only drains libpcap's ring
+//! into the queue (`sctp_handover_live::interfaces`), this thread analyses
+//! and prints, one thread writes `--write`'s file and one the `--out`
+//! tables. Frames lost anywhere are counted by cause with the time spans
+//! they were lost in, and every result whose time span meets one says so.
 
 use crate::{analysis_options, AnalysisArgs, TableArgs};
 use anyhow::Context;
 use clap::ValueEnum;
 use sctp_handover::analysis::{AssociationPart, AssociationReport, ReportSink, StreamAnalyzer};
 use sctp_handover::capture::{self, CaptureFormat, Frame};
+use sctp_handover::events::AssocId;
 use sctp_handover::events::{Event, EventKind};
 use sctp_handover::handover::{CapturePoint, Component, Handover};
 use sctp_handover::time::Timestamp;
+use sctp_handover_live::drops::{DropLog, DropSpan};
 use sctp_handover_live::follow::{self, FollowReader, Stop};
-use sctp_handover_live::interfaces::Live;
-use sctp_handover_live::write::PcapngWriter;
-use sctp_handover_tables::batch::{self, BatchConfig, PartTables};
+use sctp_handover_live::interfaces::{CaptureConfig, InterfaceStats, Live, Pump};
+use sctp_handover_live::write::WriterThread;
+use sctp_handover_tables::batch::{self, BatchConfig};
 use sctp_handover_tables::dataset::{self, Dataset, Done};
 use sctp_handover_tables::inputs::{self, Input, InputKind};
-use sctp_handover_tables::records::{file_row, FileOutcome};
+use sctp_handover_tables::records::{file_row, AssociationTables, FileOutcome};
 use sctp_handover_tables::rows::Rows;
-use sctp_handover_tables::schema;
-use sctp_handover_tables::write::{PartWriter, Provenance};
+use sctp_handover_tables::schema::{self, Col, Table, Ty};
+use sctp_handover_tables::write::{PartWriter, Provenance, TableFormat};
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+/// The queue's default: as large as the kernel's buffer, so that together
+/// they hold two seconds of a burst the analysis cannot keep up with.
+const DEFAULT_QUEUE_KIB: u64 = 131_072;
+/// The kernel's buffer by default (KiB): a second at 300 000 frames/s of
+/// SCTP signalling, whose frames take about 100 bytes of ring beside
+/// their ~300 bytes (TPACKET_V3 header and alignment).
+const DEFAULT_BUFFER_KIB: u64 = 131_072;
+/// The packet-buffer timeout: how late, at most, a frame captured in a
+/// quiet moment reaches the analysis (docs/watch.md, "Capture").
+const BUFFER_TIMEOUT_MS: u32 = 10;
+/// Lines written but not flushed go out at least this often; and whenever
+/// the analysis has caught up with the capture.
+const FLUSH_EVERY: Duration = Duration::from_millis(10);
+/// New drops are reported in the output at most this often.
+const DROP_LINES_EVERY: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum WatchFormat {
@@ -61,12 +88,29 @@ pub struct WatchArgs {
     /// analysing it afterwards gives what the live run gave.
     #[arg(long, value_name = "FILE.pcapng", conflicts_with = "follow")]
     write: Option<PathBuf>,
-    /// Bytes kept of each captured frame (as tcpdump's -s). In immediate
-    /// mode libpcap sizes the kernel's ring slots by it: with the default
-    /// a 2 MB buffer holds only a few frames, so a briefly starved watch
-    /// drops; 2048 holds every frame of a 1500-byte MTU link whole.
+    /// Bytes kept of each captured frame (as tcpdump's -s). The default
+    /// keeps every frame whole: the analysis walks every chunk of a packet,
+    /// and a frame cut short loses the chunks after the cut. Frames are
+    /// packed in the kernel's buffer by their own length, so a large
+    /// snaplen costs nothing (except with --immediate-mode).
     #[arg(short = 's', long, default_value_t = 262_144, value_name = "BYTES")]
     snaplen: i32,
+    /// The kernel's capture buffer per interface, in KiB (as tcpdump's -B).
+    /// Default 131072 (128 MiB, about a second of 300 000 signalling
+    /// frames/s), or a sixteenth of the machine's memory if that is less.
+    #[arg(short = 'B', long = "buffer-size", value_name = "KiB")]
+    buffer_size: Option<u64>,
+    /// Hand each frame over as soon as it is captured (as tcpdump's
+    /// --immediate-mode) instead of in blocks at most 10 ms late. The
+    /// kernel's buffer is then cut into slots of the snaplen: lower it
+    /// (-s 2048) or the buffer holds few frames.
+    #[arg(long)]
+    immediate_mode: bool,
+    /// The queue between capture and analysis, in KiB: frames captured
+    /// and not yet analysed (and written by --write). Full, further frames
+    /// are dropped and counted as dropped by the queue.
+    #[arg(long, value_name = "KiB", default_value_t = DEFAULT_QUEUE_KIB)]
+    queue_size: u64,
     /// No status line.
     #[arg(short, long)]
     quiet: bool,
@@ -85,6 +129,12 @@ pub struct WatchArgs {
 struct Printer {
     json: bool,
     out: std::io::BufWriter<std::io::Stdout>,
+    /// Flush after every line (`--follow`, whose reader waits inside the
+    /// analysis, where nothing else would flush); live, lines are flushed
+    /// every [`FLUSH_EVERY`] and whenever the analysis has caught up.
+    flush_each: bool,
+    unflushed: bool,
+    last_flush: Instant,
     /// The file the frames come from (`--follow`), for the output.
     source: String,
     origin: Option<Timestamp>,
@@ -98,8 +148,15 @@ struct Printer {
     /// The frame being analysed (number, capture time): the packet that
     /// completes whatever is printed now; None after the input ended.
     current: Option<(u64, Timestamp)>,
-    /// `--out`: finished associations' rows.
-    tables: Option<TablesOut>,
+    /// The last frame's capture time (what a result completed by the end
+    /// of the input reaches to).
+    last_time: Option<Timestamp>,
+    /// Live: the drops so far, to mark the results they may have touched.
+    marks: Option<Marks>,
+    /// Handovers printed in full that met a drop span.
+    marked: u64,
+    /// `--out`: finished associations' rows, written by their own thread.
+    tables: Option<TablesThread>,
 }
 
 fn ms(c: &Component) -> String {
@@ -115,21 +172,187 @@ fn wall_clock() -> Timestamp {
     Timestamp(d.as_nanos() as i64)
 }
 
+/// Epoch seconds with up to nine decimals ("1795343548.249122000", how
+/// the records write times) in ns.
+fn epoch_ns(text: &str) -> Option<i64> {
+    let (negative, text) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (secs, frac) = text.split_once('.').unwrap_or((text, ""));
+    if frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let secs: i64 = secs.parse().ok()?;
+    let frac: i64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse::<i64>().ok()? * 10i64.pow(9 - frac.len() as u32)
+    };
+    let ns = secs.checked_mul(1_000_000_000)?.checked_add(frac)?;
+    Some(if negative { -ns } else { ns })
+}
+
+/// The earliest and latest instant a record rests on: every time in it
+/// (keys `time` and `…_time`: frames, anchors, ASCONF transmissions and
+/// answers, T3 expiries, the window's end). Read from the serialised
+/// record, so a time the analyzer adds later is taken into account too.
+fn span_of(v: &Value) -> Option<(i64, i64)> {
+    fn walk(v: &Value, span: &mut Option<(i64, i64)>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    let t = (k == "time" || k.ends_with("_time"))
+                        .then(|| x.as_str().and_then(epoch_ns))
+                        .flatten();
+                    match t {
+                        Some(t) => {
+                            let s = span.get_or_insert((t, t));
+                            s.0 = s.0.min(t);
+                            s.1 = s.1.max(t);
+                        }
+                        None => walk(x, span),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, span)),
+            _ => {}
+        }
+    }
+    let mut span = None;
+    walk(v, &mut span);
+    span
+}
+
+/// Live capture's drops, for marking results: a handover (or an
+/// association) whose span meets a drop span may rest on incomplete
+/// frames, and says so in every output.
+struct Marks {
+    log: Arc<DropLog>,
+    names: Vec<String>,
+    /// Frames of each span already reported in a `drops` line.
+    reported: Vec<u64>,
+    generation: u64,
+    last_report: Instant,
+}
+
+impl Marks {
+    fn name(&self, s: &DropSpan) -> &str {
+        self.names.get(s.interface).map_or("?", String::as_str)
+    }
+
+    fn json(&self, spans: &[DropSpan]) -> Value {
+        Value::Array(
+            spans
+                .iter()
+                .map(|s| {
+                    json!({
+                        "cause": s.cause.name(),
+                        "interface": self.name(s),
+                        "from": Timestamp(s.from_ns),
+                        "to": Timestamp(s.to_ns),
+                        "frames": s.frames,
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    /// "kernel shb1 523 frames 1795343548.200000000–1795343548.249122000; …"
+    fn text(&self, spans: &[DropSpan]) -> String {
+        self.text_with(spans, true)
+    }
+
+    fn text_with(&self, spans: &[DropSpan], cause: bool) -> String {
+        spans
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}{} {} frame{} {}–{}",
+                    if cause { s.cause.name() } else { "" },
+                    if cause {
+                        format!(" {}", self.name(s))
+                    } else {
+                        self.name(s).to_string()
+                    },
+                    s.frames,
+                    if s.frames == 1 { "" } else { "s" },
+                    Timestamp(s.from_ns).epoch_string(),
+                    Timestamp(s.to_ns).epoch_string()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// What a drop cause is called in sentences.
+fn cause_words(cause: &str) -> &str {
+    match cause {
+        "queue" => "the watch's queue",
+        "kernel" => "the kernel",
+        _ => "the interface",
+    }
+}
+
+/// What `--out` gets of each handover: the drops its span meets, as text
+/// (None: none).
+type Mark = Option<String>;
+
 impl Printer {
+    /// Whether any frame was lost so far (else nothing needs marking).
+    fn may_overlap(&self) -> bool {
+        self.marks.as_ref().is_some_and(|m| m.log.generation() != 0)
+    }
+
+    /// The drop spans that meet a record's span, where `open_end` says the
+    /// record reaches to the frame that completed it (a window not closed
+    /// yet, or closed by the end of the input).
+    fn overlapping(&self, record: &Value, open_end: bool) -> Vec<DropSpan> {
+        let Some(marks) = &self.marks else {
+            return Vec::new();
+        };
+        let Some((from, mut to)) = span_of(record) else {
+            return Vec::new();
+        };
+        if open_end {
+            if let Some(t) = self.current.map(|c| c.1).or(self.last_time) {
+                to = to.max(t.0);
+            }
+        }
+        marks.log.overlapping(from, to)
+    }
+
     /// Handovers whose every component is resolved: printed in full.
-    fn resolved(&mut self, handovers: &[Handover]) {
+    fn resolved(&mut self, handovers: &[Handover]) -> Vec<Mark> {
+        let mut marks = Vec::with_capacity(handovers.len());
         for h in handovers {
             let source = self
                 .switch_sources
                 .remove(&(h.association, h.switch_frame))
                 .unwrap_or_else(|| self.source.clone());
-            if self.json {
-                self.json_line(json!({"type": "handover", "handover": h}), Some(source));
+            // Walked for its times only when a drop may meet it.
+            let spans = if self.may_overlap() {
+                let r = serde_json::to_value(h).unwrap_or(Value::Null);
+                self.overlapping(&r, r["window"]["end"].is_null())
             } else {
-                let line = self.handover_line(h, "HANDOVER");
+                Vec::new()
+            };
+            if !spans.is_empty() {
+                self.marked += 1;
+            }
+            let text = self.marks.as_ref().map(|m| m.text(&spans));
+            if self.json {
+                let drops = self.marks.as_ref().map(|m| m.json(&spans));
+                let record = serde_json::to_string(h).unwrap_or_else(|_| "null".into());
+                self.record_line("handover", "handover", &record, drops, Some(source));
+            } else {
+                let line = self.handover_line(h, "HANDOVER", text.as_deref());
                 self.line(line);
             }
+            marks.push(text.filter(|t| !t.is_empty()));
         }
+        marks
     }
 
     /// A JSON line with the fields every line carries: `source`,
@@ -146,20 +369,72 @@ impl Printer {
         self.line(v.to_string());
     }
 
+    /// A JSON line carrying an analyzer record (`event` or `handover`),
+    /// written without building a `Value` of it: the records are large
+    /// and many come at once (a renumbering moves every association), and
+    /// building one tree per line cost more than the analysis. Keys in
+    /// alphabetical order, as the lines built from a `Value` have them;
+    /// the record's own in its declaration order, as `analyze --format
+    /// json` writes it.
+    fn record_line(
+        &mut self,
+        kind: &str,
+        key: &str,
+        record: &str,
+        drops: Option<Value>,
+        source: Option<String>,
+    ) {
+        let source = source.unwrap_or_else(|| self.source.clone());
+        let completed_by = match self.current {
+            Some((frame, time)) => json!({"frame": frame, "time": time}),
+            None => Value::Null,
+        };
+        let mut text = String::with_capacity(record.len() + 256);
+        text.push('{');
+        if let Some(d) = drops {
+            text.push_str(&format!("\"capture_drops\":{d},"));
+        }
+        text.push_str(&format!(
+            "\"completed_by\":{completed_by},{}:{record},\"printed\":{},\"source\":{},\"type\":{}}}",
+            json!(key),
+            json!(wall_clock()),
+            json!(source),
+            json!(kind)
+        ));
+        self.line(text);
+    }
+
     fn line(&mut self, text: String) {
         let _ = writeln!(self.out, "{text}");
-        // Each event is complete when printed: nothing waits in a buffer.
-        let _ = self.out.flush();
+        self.unflushed = true;
+        if self.flush_each {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.unflushed {
+            let _ = self.out.flush();
+            self.unflushed = false;
+        }
+        self.last_flush = Instant::now();
+    }
+
+    /// Flushes if lines have waited [`FLUSH_EVERY`].
+    fn flush_if_due(&mut self) {
+        if self.unflushed && self.last_flush.elapsed() >= FLUSH_EVERY {
+            self.flush();
+        }
     }
 
     fn time(&self, t: Timestamp) -> String {
         t.epoch_string()
     }
 
-    fn handover_line(&self, h: &Handover, what: &str) -> String {
+    fn handover_line(&self, h: &Handover, what: &str, drops: Option<&str>) -> String {
         format!(
             "{} {what} assoc {} endpoint {} path {} ({} → {}) → path {} ({} → {}) at frame {} [{}]: \
-             data interrupt {}, new-data gap {}, total handover latency {}{}",
+             data interrupt {}, new-data gap {}, total handover latency {}{}{}",
             self.time(h.switch_time),
             h.association,
             h.sender,
@@ -176,8 +451,79 @@ impl Printer {
             ms(&h.total_handover_latency),
             h.failover
                 .as_ref()
-                .map_or(String::new(), |f| format!(", failover time {}", ms(&f.failover_time)))
+                .map_or(String::new(), |f| format!(", failover time {}", ms(&f.failover_time))),
+            drops
+                .filter(|d| !d.is_empty())
+                .map_or(String::new(), |d| format!(" [capture drops overlap: {d}]"))
         )
+    }
+
+    /// Drops recorded since the last report, as lines (at most every
+    /// [`DROP_LINES_EVERY`], and at the end with `now`): each span that
+    /// grew, with its frames so far.
+    fn report_drops(&mut self, now: bool) {
+        let Some(marks) = self.marks.as_mut() else {
+            return;
+        };
+        if !now && marks.last_report.elapsed() < DROP_LINES_EVERY {
+            return;
+        }
+        marks.last_report = Instant::now();
+        let generation = marks.log.generation();
+        if generation == marks.generation {
+            return;
+        }
+        marks.generation = generation;
+        let spans = marks.log.spans();
+        marks.reported.resize(spans.len(), 0);
+        let mut lines = Vec::new();
+        for (s, reported) in spans.iter().zip(marks.reported.iter_mut()) {
+            if s.frames == *reported {
+                continue;
+            }
+            let new = s.frames - *reported;
+            *reported = s.frames;
+            lines.push((s.clone(), new));
+        }
+        for (s, new) in lines {
+            if self.json {
+                let Some(marks) = self.marks.as_ref() else {
+                    return;
+                };
+                let line = json!({
+                    "type": "drops",
+                    "cause": s.cause.name(),
+                    "interface": marks.name(&s),
+                    "from": Timestamp(s.from_ns),
+                    "to": Timestamp(s.to_ns),
+                    "frames": s.frames,
+                    "new_frames": new,
+                });
+                self.json_line(line, None);
+            } else {
+                let Some(marks) = self.marks.as_ref() else {
+                    return;
+                };
+                let line = format!(
+                    "{} DROPS {} {}: {} frame{} lost by {} from {} to {} ({new} since the last report)",
+                    Timestamp(s.to_ns).epoch_string(),
+                    s.cause.name(),
+                    marks.name(&s),
+                    s.frames,
+                    if s.frames == 1 { "" } else { "s" },
+                    cause_words(s.cause.name()),
+                    Timestamp(s.from_ns).epoch_string(),
+                    Timestamp(s.to_ns).epoch_string(),
+                );
+                self.line(line);
+            }
+        }
+    }
+
+    fn send_to_tables(&mut self, msg: TableMsg) {
+        if let Some(t) = self.tables.as_mut() {
+            t.send(msg);
+        }
     }
 }
 
@@ -224,7 +570,8 @@ impl ReportSink for Printer {
             _ => return,
         };
         if self.json {
-            self.json_line(json!({"type": "event", "event": e}), None);
+            let record = serde_json::to_string(e).unwrap_or_else(|_| "null".into());
+            self.record_line("event", "event", &record, None, None);
         } else {
             let line = format!(
                 "{} assoc {} frame {}: {text}",
@@ -240,49 +587,66 @@ impl ReportSink for Printer {
         self.handovers += 1;
         self.switch_sources
             .insert((h.association, h.switch_frame), self.source.clone());
-        if self.json {
-            self.json_line(json!({"type": "switch", "handover": h}), None);
+        // The window runs on from the switch: what is known so far.
+        let spans = if self.may_overlap() {
+            self.overlapping(&serde_json::to_value(h).unwrap_or(Value::Null), true)
         } else {
-            let line = self.handover_line(h, "SWITCH");
+            Vec::new()
+        };
+        if self.json {
+            let drops = self.marks.as_ref().map(|m| m.json(&spans));
+            let record = serde_json::to_string(h).unwrap_or_else(|_| "null".into());
+            self.record_line("switch", "handover", &record, drops, None);
+        } else {
+            let text = self.marks.as_ref().map(|m| m.text(&spans));
+            let line = self.handover_line(h, "SWITCH", text.as_deref());
             self.line(line);
         }
     }
 
     fn part(&mut self, part: AssociationPart) {
         *self.handed_on.entry(part.association).or_default() += part.handovers.len();
-        self.resolved(&part.handovers);
-        if let Some(t) = self.tables.as_mut() {
-            t.add_part(&part);
-        }
+        let marks = self.resolved(&part.handovers);
+        self.send_to_tables(TableMsg::Part(part, marks));
     }
 
     fn association(&mut self, r: AssociationReport) {
-        self.resolved(&r.handovers);
+        let marks = self.resolved(&r.handovers);
         let handovers = r.handovers.len() + self.handed_on.remove(&r.association.id).unwrap_or(0);
+        let a = &r.association;
+        let spans = match &self.marks {
+            Some(m) => m.log.overlapping(a.first_time.0, a.last_time.0),
+            None => Vec::new(),
+        };
         if self.json {
-            self.json_line(
-                json!({
-                    "type": "association",
-                    "association": r.association.id,
-                    "handovers": handovers,
-                    "packets": r.association.packets,
-                    "retired": r.retired,
-                }),
-                None,
-            );
+            let mut line = json!({
+                "type": "association",
+                "association": a.id,
+                "handovers": handovers,
+                "packets": a.packets,
+                "retired": r.retired,
+            });
+            if let Some(m) = &self.marks {
+                line["capture_drops"] = m.json(&spans);
+            }
+            self.json_line(line, None);
         } else {
+            let drops = match &self.marks {
+                Some(m) if !spans.is_empty() => {
+                    format!(" [capture drops overlap: {}]", m.text(&spans))
+                }
+                _ => String::new(),
+            };
             let line = format!(
-                "assoc {} finished: {} packets, {} handover{}",
-                r.association.id,
-                r.association.packets,
+                "assoc {} finished: {} packets, {} handover{}{drops}",
+                a.id,
+                a.packets,
                 handovers,
                 if handovers == 1 { "" } else { "s" }
             );
             self.line(line);
         }
-        if let Some(t) = self.tables.as_mut() {
-            t.add(&r);
-        }
+        self.send_to_tables(TableMsg::Report(Box::new(r), marks));
     }
 }
 
@@ -294,17 +658,236 @@ struct Status {
 }
 
 impl Status {
-    fn tick(&mut self, analyzer: &StreamAnalyzer, frames: u64) {
-        if !self.on || self.last.elapsed() < Duration::from_secs(1) {
+    fn due(&self) -> bool {
+        self.on && self.last.elapsed() >= Duration::from_secs(1)
+    }
+
+    fn tick(&mut self, analyzer: &StreamAnalyzer, frames: u64, extra: &str) {
+        if !self.due() {
             return;
         }
         let pps = (frames - self.frames_then) as f64 / self.last.elapsed().as_secs_f64();
         eprint!(
-            "\r{} associations alive, {pps:.0} packets/s, {frames} frames   ",
+            "\r{} associations alive, {pps:.0} packets/s, {frames} frames{extra}   ",
             analyzer.alive()
         );
         self.last = Instant::now();
         self.frames_then = frames;
+    }
+}
+
+/// The handovers table of a live watch: two columns of its own before
+/// the handovers table's, saying which handovers met a drop span.
+fn live_handovers_table() -> Table {
+    static COLUMNS: std::sync::OnceLock<Vec<Col>> = std::sync::OnceLock::new();
+    let columns = COLUMNS.get_or_init(|| {
+        let mut c = vec![
+            Col {
+                name: "capture_drops_overlap",
+                ty: Ty::Bool,
+                unit: "",
+                doc: "watch, live: whether frames were lost (by the kernel, the interface or the \
+                      watch's queue) within the instants the handover rests on; its components \
+                      may then be incomplete",
+            },
+            Col {
+                name: "capture_drops",
+                ty: Ty::Str,
+                unit: "",
+                doc: "watch, live: the drop spans it meets (cause, interface, frames, from–to); \
+                      null when none",
+            },
+        ];
+        c.extend_from_slice(schema::handover_columns());
+        c
+    });
+    Table {
+        name: "handovers",
+        row: "data path switch, as the handovers table, with the watch's drop marks",
+        columns,
+    }
+}
+
+/// One input's tables on their way to its part files, as
+/// `sctp_handover_tables::batch::PartTables` writes them (rows buffered,
+/// the largest table written whenever they reach `FLUSH_BYTES`), except
+/// that live the handovers table carries the drop marks first.
+struct WatchParts {
+    tables: AssociationTables,
+    /// Live: the handovers rows with their marks (the standard rows of
+    /// `tables.handovers` are dropped).
+    marked: Option<Rows>,
+    writers: Vec<PartWriter>,
+    capture_point: CapturePoint,
+    error: Option<String>,
+}
+
+impl WatchParts {
+    fn new(
+        dataset: &Dataset,
+        key: &str,
+        format: TableFormat,
+        cp: CapturePoint,
+        live: bool,
+    ) -> Self {
+        WatchParts {
+            tables: AssociationTables::new(),
+            marked: live.then(|| Rows::new(&live_handovers_table())),
+            writers: batch::part_writers(dataset, key, format),
+            capture_point: cp,
+            error: None,
+        }
+    }
+
+    /// Each handover's row with its mark pushed first: the rows are built
+    /// by the tables' own row builder (through a scratch set of tables
+    /// whose handovers rows are ours), so every other column is exactly
+    /// `analyze`'s.
+    fn add_marked(&mut self, association: AssocId, handovers: &[Handover], marks: &[Mark]) {
+        let Some(rows) = self.marked.take() else {
+            return;
+        };
+        let mut scratch = AssociationTables::new();
+        scratch.handovers = rows;
+        for (i, h) in handovers.iter().enumerate() {
+            let mark = marks.get(i).cloned().flatten();
+            scratch.handovers.bool(mark.is_some()).str(mark.as_deref());
+            let one = AssociationPart {
+                association,
+                handovers: vec![h.clone()],
+                events: Vec::new(),
+            };
+            scratch.add_part(&one, self.capture_point);
+        }
+        self.marked = Some(scratch.handovers);
+    }
+
+    fn drop_standard_handovers(&mut self) {
+        if self.marked.is_some() && !self.tables.handovers.is_empty() {
+            self.tables.handovers = Rows::new(&schema::handovers());
+        }
+    }
+
+    fn add(&mut self, r: &AssociationReport, marks: &[Mark], provenance: &Provenance) {
+        self.tables.add(r, self.capture_point);
+        self.drop_standard_handovers();
+        self.add_marked(r.association.id, &r.handovers, marks);
+        self.write_when_full(provenance);
+    }
+
+    fn add_part(&mut self, part: &AssociationPart, marks: &[Mark], provenance: &Provenance) {
+        self.tables.add_part(part, self.capture_point);
+        self.drop_standard_handovers();
+        self.add_marked(part.association, &part.handovers, marks);
+        self.write_when_full(provenance);
+    }
+
+    fn write_when_full(&mut self, provenance: &Provenance) {
+        while self.error.is_none() {
+            let rows = rows_of(&mut self.tables, &mut self.marked);
+            if rows.iter().map(|r| r.bytes()).sum::<usize>() < batch::FLUSH_BYTES {
+                return;
+            }
+            let Some((i, largest)) = rows.into_iter().enumerate().max_by_key(|(_, r)| r.bytes())
+            else {
+                return;
+            };
+            let Some(writer) = self.writers.get_mut(i) else {
+                return;
+            };
+            if let Err(e) = writer.write(largest, provenance) {
+                self.error = Some(format!("{e:#}"));
+            }
+        }
+    }
+
+    fn finish(&mut self, provenance: &Provenance) -> anyhow::Result<()> {
+        if let Some(e) = self.error.take() {
+            anyhow::bail!(e);
+        }
+        let writers = std::mem::take(&mut self.writers);
+        for (writer, rows) in writers
+            .into_iter()
+            .zip(rows_of(&mut self.tables, &mut self.marked))
+        {
+            writer.finish(rows, provenance)?;
+        }
+        Ok(())
+    }
+}
+
+/// The tables in `AssociationTables::NAMES` order (the writers' order),
+/// live with the marked handovers rows.
+fn rows_of<'a>(
+    tables: &'a mut AssociationTables,
+    marked: &'a mut Option<Rows>,
+) -> [&'a mut Rows; 5] {
+    let handovers = match marked.as_mut() {
+        Some(m) => m,
+        None => &mut tables.handovers,
+    };
+    [
+        &mut tables.associations,
+        &mut tables.paths,
+        &mut tables.asconf,
+        &mut tables.events,
+        handovers,
+    ]
+}
+
+/// What the printer hands the tables' thread.
+enum TableMsg {
+    Report(Box<AssociationReport>, Vec<Mark>),
+    Part(AssociationPart, Vec<Mark>),
+}
+
+/// Finished associations queued for the tables' thread. Bounded: if the
+/// tables cannot keep up the analysis waits, and the capture queue (whose
+/// overflow is counted) takes the backlog.
+const TABLE_QUEUE: usize = 4096;
+
+/// `--out` on a thread of its own, so that building and encoding the rows
+/// (Parquet batches take tens of ms) never holds the analysis up.
+struct TablesThread {
+    tx: Option<SyncSender<TableMsg>>,
+    thread: Option<JoinHandle<TablesOut>>,
+}
+
+impl TablesThread {
+    fn start(mut tables: TablesOut) -> anyhow::Result<Self> {
+        let (tx, rx) = sync_channel::<TableMsg>(TABLE_QUEUE);
+        let thread = std::thread::Builder::new()
+            .name("tables".into())
+            .spawn(move || {
+                for msg in rx {
+                    match msg {
+                        TableMsg::Report(r, marks) => tables.add(&r, &marks),
+                        TableMsg::Part(p, marks) => tables.add_part(&p, &marks),
+                    }
+                }
+                tables
+            })
+            .context("cannot start the tables' thread")?;
+        Ok(TablesThread {
+            tx: Some(tx),
+            thread: Some(thread),
+        })
+    }
+
+    fn send(&mut self, msg: TableMsg) {
+        if let Some(tx) = &self.tx {
+            // A thread that is gone panicked: finish() says so.
+            let _ = tx.send(msg);
+        }
+    }
+
+    /// Waits for every queued association to be added.
+    fn finish(mut self) -> anyhow::Result<TablesOut> {
+        drop(self.tx.take());
+        match self.thread.take().map(JoinHandle::join) {
+            Some(Ok(t)) => Ok(t),
+            _ => anyhow::bail!("the tables' thread failed"),
+        }
     }
 }
 
@@ -318,20 +901,22 @@ struct TablesOut {
     key: String,
     fingerprint: String,
     provenance: Provenance,
-    parts: PartTables,
+    parts: WatchParts,
 }
 
 impl TablesOut {
+    /// `live`: the handovers table carries the drop marks.
     fn open(
         config: &BatchConfig,
         input: Input,
         capture_point: CapturePoint,
+        live: bool,
     ) -> anyhow::Result<Self> {
         let dataset = Dataset::open(&config.out, config.format)?;
         let key = dataset::key(&input.source);
         let (planned, params) = batch::plan(vec![input], None);
         let input = planned.into_iter().next().context("the watched input")?;
-        let parts = PartTables::new(&dataset, &key, config.format, capture_point);
+        let parts = WatchParts::new(&dataset, &key, config.format, capture_point, live);
         Ok(TablesOut {
             provenance: batch::provenance(&input, &params),
             fingerprint: batch::fingerprint(config),
@@ -342,12 +927,12 @@ impl TablesOut {
         })
     }
 
-    fn add(&mut self, r: &AssociationReport) {
-        self.parts.add(r, &self.provenance);
+    fn add(&mut self, r: &AssociationReport, marks: &[Mark]) {
+        self.parts.add(r, marks, &self.provenance);
     }
 
-    fn add_part(&mut self, part: &AssociationPart) {
-        self.parts.add_part(part, &self.provenance);
+    fn add_part(&mut self, part: &AssociationPart, marks: &[Mark]) {
+        self.parts.add_part(part, marks, &self.provenance);
     }
 
     /// Completes every part, the files row and the input's record.
@@ -427,6 +1012,80 @@ fn watched_input(args: &WatchArgs) -> Input {
     }
 }
 
+/// The kernel buffer's default: [`DEFAULT_BUFFER_KIB`], or a sixteenth of
+/// the machine's memory if that is less (a small VM, the harness's
+/// 384 MiB guest), since the kernel allocates the whole ring at once.
+fn default_buffer_kib() -> u64 {
+    let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    });
+    match total_kib {
+        Some(t) => DEFAULT_BUFFER_KIB.min(t / 16).max(2048),
+        None => DEFAULT_BUFFER_KIB,
+    }
+}
+
+/// "12.3 MiB", "40 KiB"
+fn size(bytes: usize) -> String {
+    if bytes >= 1 << 20 {
+        format!("{:.1} MiB", bytes as f64 / (1 << 20) as f64)
+    } else {
+        format!("{} KiB", bytes.div_ceil(1024))
+    }
+}
+
+/// The lines of the summary about the capture: each interface's counts
+/// (the first line's shape is what the harness reads), then every drop
+/// span by cause.
+fn capture_summary(
+    stats: &[InterfaceStats],
+    marks: Option<&Marks>,
+    queue: (usize, usize),
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    for s in stats {
+        lines.push(format!(
+            "{}: {} received by the filter, {} dropped by the kernel, {} by the interface, {} by the watch's queue{}",
+            s.name,
+            s.received,
+            s.dropped,
+            s.if_dropped,
+            s.queue_dropped,
+            s.error.as_ref().map_or(String::new(), |e| format!("; stopped: {e}"))
+        ));
+    }
+    let Some(marks) = marks else {
+        return lines;
+    };
+    let spans = marks.log.spans();
+    if spans.is_empty() {
+        lines.push("no frame was lost".into());
+    } else {
+        let mut causes: Vec<_> = spans.iter().map(|s| s.cause).collect();
+        causes.sort();
+        causes.dedup();
+        for cause in causes {
+            let of: Vec<DropSpan> = spans.iter().filter(|s| s.cause == cause).cloned().collect();
+            let frames: u64 = of.iter().map(|s| s.frames).sum();
+            lines.push(format!(
+                "dropped by {}: {frames} frames in {} span{}: {}",
+                cause_words(cause.name()),
+                of.len(),
+                if of.len() == 1 { "" } else { "s" },
+                marks.text_with(&of, false)
+            ));
+        }
+    }
+    lines.push(format!(
+        "queue: at most {} of {} held",
+        size(queue.0),
+        size(queue.1)
+    ));
+    lines
+}
+
 pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let base = analysis_options(&args.analysis)?;
@@ -446,21 +1105,23 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         Some(_) => batch::options_for(&input, &config).map_err(anyhow::Error::msg)?,
         None => base,
     };
+    let live = args.follow.is_none();
     // Live, the capture filter decides which frames are captured at all
-    // (as `tcpdump -i IFACE -w FILE EXPR`): frames it rejects are counted
-    // but get no number and are not kept by --write.
-    let live_filter: Option<Box<dyn sctp_handover::analysis::FrameMatcher>> =
-        if args.follow.is_none() {
-            options.frame_filter.take().map(|f| f.matcher())
-        } else {
-            None
-        };
+    // (as `tcpdump -i IFACE -w FILE EXPR`): the capture threads apply it,
+    // and frames it rejects are counted but never queued, numbered or kept
+    // by --write.
+    let live_filter = if live {
+        options.frame_filter.take()
+    } else {
+        None
+    };
     let tables = match &args.out {
-        Some(_) => Some(TablesOut::open(
+        Some(_) => Some(TablesThread::start(TablesOut::open(
             &config,
             input.clone(),
             options.handover.capture_point,
-        )?),
+            live,
+        )?)?),
         None => None,
     };
     let flag = Arc::new(AtomicBool::new(false));
@@ -476,13 +1137,19 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let mut analyzer = StreamAnalyzer::new(&options);
     let mut printer = Printer {
         json: matches!(args.format, WatchFormat::Jsonl),
-        out: std::io::BufWriter::new(std::io::stdout()),
+        out: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
+        flush_each: !live,
+        unflushed: false,
+        last_flush: Instant::now(),
         source: String::new(),
         origin: None,
         handovers: 0,
         switch_sources: Default::default(),
         handed_on: Default::default(),
         current: None,
+        last_time: None,
+        marks: None,
+        marked: 0,
         tables,
     };
     let mut status = Status {
@@ -496,6 +1163,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     // How the frames were held, and the last file's warning (--out).
     let mut format = (CaptureFormat::Pcapng, false);
     let mut warning = None;
+    let mut failure = None;
     if let Some(path) = &args.follow {
         let dir = path.is_dir();
         let mut current = follow::wait_for(path, dir, &stop);
@@ -509,8 +1177,9 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
                     let outcome = r.for_each_frame(|f| {
                         frames += 1;
                         printer.current = Some((f.number, f.timestamp));
+                        printer.last_time = Some(f.timestamp);
                         analyzer.frame(&f, &mut printer);
-                        status.tick(&analyzer, frames);
+                        status.tick(&analyzer, frames, "");
                     });
                     match outcome {
                         Ok(o) => {
@@ -537,77 +1206,124 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             };
         }
     } else {
-        let live =
-            Live::open(&args.interfaces, args.snaplen, stop.clone()).map_err(anyhow::Error::msg)?;
-        // Packets are queued from here on (the harness waits for this line).
-        eprintln!("sctp-handover: capturing on {}", args.interfaces.join(", "));
+        let buffer_kib = args.buffer_size.unwrap_or_else(default_buffer_kib);
+        let capture = CaptureConfig {
+            snaplen: args.snaplen,
+            buffer_bytes: usize::try_from(buffer_kib.saturating_mul(1024)).unwrap_or(usize::MAX),
+            immediate: args.immediate_mode,
+            timeout_ms: BUFFER_TIMEOUT_MS,
+            queue_bytes: usize::try_from(args.queue_size.saturating_mul(1024))
+                .unwrap_or(usize::MAX),
+            filter: live_filter,
+        };
+        let mut live = Live::open(&args.interfaces, &capture).map_err(anyhow::Error::msg)?;
+        printer.marks = Some(Marks {
+            log: live.drops.clone(),
+            names: live.names(),
+            reported: Vec::new(),
+            generation: 0,
+            last_report: Instant::now(),
+        });
+        // Open before the capture is announced, so that a bad path fails
+        // before the harness (waiting for the line below) starts its run.
         let mut keep = match &args.write {
             Some(p) => Some(
-                PcapngWriter::create(p).with_context(|| format!("cannot write {}", p.display()))?,
+                WriterThread::create(p).with_context(|| format!("cannot write {}", p.display()))?,
             ),
             None => None,
         };
-        let mut filter = live_filter;
-        let mut filter_errors: Vec<u32> = Vec::new();
+        // Frames are queued from here on (the harness waits for this line).
+        eprintln!(
+            "sctp-handover: capturing on {} (kernel buffer {buffer_kib} KiB{}, queue {} KiB)",
+            args.interfaces.join(", "),
+            if args.immediate_mode {
+                ", immediate mode".to_string()
+            } else {
+                format!(", blocks handed over within {BUFFER_TIMEOUT_MS} ms")
+            },
+            args.queue_size
+        );
         let mut last_packet = Instant::now();
-        while !stop.reached(last_packet) {
-            match live.frames.recv_timeout(Duration::from_millis(200)) {
-                Ok(f) => {
-                    last_packet = Instant::now();
-                    if let Some(m) = filter.as_mut() {
-                        let keep = match m.keep(f.link_type, &f.data, f.original_len) {
-                            Ok(k) => k,
-                            Err(why) => {
-                                if !filter_errors.contains(&f.link_type) {
-                                    filter_errors.push(f.link_type);
-                                    eprintln!("sctp-handover: --filter: {why}");
-                                }
-                                false
-                            }
-                        };
-                        if !keep {
-                            rejected += 1;
-                            continue;
-                        }
-                    }
-                    frames += 1;
-                    if let Some(w) = keep.as_mut() {
-                        w.frame(f.interface, f.link_type, f.ts_ns, f.original_len, &f.data)
-                            .context("writing --write")?;
-                    }
-                    let frame = Frame {
-                        number: frames,
-                        timestamp: Timestamp(f.ts_ns),
-                        link_type: f.link_type,
-                        interface: f.interface as u32,
-                        original_len: f.original_len,
-                        data: &f.data,
-                    };
-                    printer.current = Some((frame.number, frame.timestamp));
-                    analyzer.frame(&frame, &mut printer);
-                    status.tick(&analyzer, frames + rejected);
+        let mut stopping = false;
+        let mut write_failed = false;
+        loop {
+            if !stopping && (stop.reached(last_packet) || write_failed) {
+                // The captures read what their rings still hold, hand it
+                // over and end; it is analysed before the summary.
+                live.stop();
+                stopping = true;
+            }
+            let pumped = live.pump(Duration::from_millis(50), |batch, i| {
+                let Some(f) = batch.get(i) else {
+                    return;
+                };
+                frames += 1;
+                if let Some(w) = keep.as_mut() {
+                    write_failed |= !w.frame(batch, i);
                 }
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-                Err(_) => break,
+                let frame = Frame {
+                    number: frames,
+                    timestamp: Timestamp(f.ts_ns),
+                    link_type: f.link_type,
+                    interface: f.interface as u32,
+                    original_len: f.original_len,
+                    data: f.data,
+                };
+                printer.current = Some((frame.number, frame.timestamp));
+                printer.last_time = Some(frame.timestamp);
+                analyzer.frame(&frame, &mut printer);
+            });
+            match pumped {
+                Pump::Frames {
+                    frames: n,
+                    rejected: r,
+                    caught_up,
+                } => {
+                    rejected += r;
+                    if n > 0 || r > 0 {
+                        last_packet = Instant::now();
+                    }
+                    if caught_up {
+                        // Nothing captured waits: what was printed goes out
+                        // now rather than at the next FLUSH_EVERY.
+                        printer.flush();
+                    }
+                }
+                Pump::Idle => {
+                    // Caught up with the capture: nothing printed waits.
+                    printer.flush();
+                    if let Some(w) = keep.as_mut() {
+                        write_failed |= !w.flush();
+                    }
+                }
+                Pump::Ended => break,
+            }
+            printer.report_drops(false);
+            printer.flush_if_due();
+            if status.due() {
+                let queued = live.budget.used();
+                let extra = format!(
+                    ", queue {:.0} %",
+                    queued as f64 * 100.0 / live.budget.limit().max(1) as f64
+                );
+                status.tick(&analyzer, frames + rejected, &extra);
             }
         }
-        stop.flag.store(true, Ordering::Relaxed);
+        printer.current = None;
+        printer.report_drops(true);
         if let Some(w) = keep {
-            w.finish().context("writing --write")?;
+            if let Err(e) = w.finish() {
+                failure = Some(anyhow::Error::new(e).context("writing --write"));
+            }
         }
-        for s in live.finish() {
-            summary.push(format!(
-                "{}: {} received by the filter, {} dropped by the kernel, {} by the interface{}",
-                s.name,
-                s.received,
-                s.dropped,
-                s.if_dropped,
-                s.error.map_or(String::new(), |e| format!("; stopped: {e}"))
-            ));
-        }
+        let queue = (live.budget.peak(), live.budget.limit());
+        let stats = live.finish();
+        rejected = stats.iter().map(|s| s.rejected).sum();
+        summary = capture_summary(&stats, printer.marks.as_ref(), queue);
     }
     printer.current = None;
     analyzer.finish(&mut printer);
+    printer.flush();
     if status.on {
         eprintln!();
     }
@@ -622,7 +1338,15 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     for line in summary {
         eprintln!("sctp-handover: {line}");
     }
+    if printer.marks.is_some() {
+        eprintln!(
+            "sctp-handover: {} handover{} met a drop span (marked: their components may be incomplete)",
+            printer.marked,
+            if printer.marked == 1 { "" } else { "s" }
+        );
+    }
     if let Some(tables) = printer.tables.take() {
+        let tables = tables.finish()?;
         let mut report = analyzer.into_report(&input.path, format, frames + rejected, warning);
         report.accounting.filtered_out += rejected;
         let out = config.out.display().to_string();
@@ -631,5 +1355,40 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("writing the tables into {out}"))?;
         eprintln!("sctp-handover: tables in {out}/ (source {})", input.source);
     }
+    if let Some(e) = failure {
+        return Err(e);
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn epoch_text_is_read_back_to_the_nanosecond() {
+        assert_eq!(
+            epoch_ns("1795343548.249122000"),
+            Some(1_795_343_548_249_122_000)
+        );
+        assert_eq!(epoch_ns("12.5"), Some(12_500_000_000));
+        assert_eq!(epoch_ns("-1.000000001"), Some(-1_000_000_001));
+        assert_eq!(epoch_ns("7"), Some(7_000_000_000));
+        assert_eq!(epoch_ns("1.0000000001"), None);
+        assert_eq!(epoch_ns("ended"), None);
+    }
+
+    #[test]
+    fn a_record_spans_every_time_it_names_however_deep() {
+        let record = json!({
+            "switch_time": "10.000000000",
+            "data_interrupt": {"ms": 5.0, "from": {"frame": 1, "time": "9.500000000"}},
+            "asconf": [{"time": "8.000000000", "ack_time": "8.010000000", "rtt_ms": 10.0}],
+            "window": {"end": {"frame": 9, "time": "11.000000000"}},
+            "failover_time": {"ms": null, "missing": "not a failover"},
+            "class_reason": "no time here",
+        });
+        assert_eq!(span_of(&record), Some((8_000_000_000, 11_000_000_000)));
+        assert_eq!(span_of(&json!({"ms": 3.0})), None);
+    }
 }

@@ -1,7 +1,11 @@
-//! libpcap for sctp-handover: capture filters in libpcap's syntax. Kept out
-//! of the core library so that only what needs libpcap links it.
+//! libpcap for sctp-handover: capture filters in libpcap's syntax, live
+//! capture decoupled from the analysis, following growing captures. Kept
+//! out of the core library so that only what needs libpcap links it.
 
+pub mod drops;
 pub mod filter;
 pub mod follow;
 pub mod interfaces;
+pub mod merge;
+pub mod queue;
 pub mod write;

@@ -1,11 +1,18 @@
 //! Keeping what a live capture saw (`watch --write FILE.pcapng`): pcapng,
 //! one interface description per captured interface (each with its own
 //! link type), nanosecond timestamps, every frame as captured, so that
-//! analysing the file afterwards gives what the live run gave.
+//! analysing the file afterwards gives what the live run gave. Written by
+//! a thread of its own ([`WriterThread`]) from the queued batches, in the
+//! order the analysis took the frames, so neither the capture nor the
+//! analysis waits for the disk.
 
+use crate::queue::Batch;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
+use std::sync::mpsc::{channel, Sender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 
 /// A pcapng file being written.
 pub struct PcapngWriter {
@@ -27,7 +34,8 @@ fn block(out: &mut impl Write, kind: u32, body: &[u8]) -> std::io::Result<()> {
 
 impl PcapngWriter {
     pub fn create(path: &Path) -> std::io::Result<Self> {
-        let mut out = BufWriter::new(File::create(path)?);
+        // Large writes: one system call per MiB rather than per 8 KiB.
+        let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
         // Section header: byte-order magic, version 1.0, unknown length.
         let mut shb = Vec::with_capacity(16);
         shb.extend_from_slice(&0x1a2b_3c4du32.to_le_bytes());
@@ -93,5 +101,91 @@ impl PcapngWriter {
 
     pub fn finish(mut self) -> std::io::Result<()> {
         self.out.flush()
+    }
+}
+
+/// Consecutive frames of one batch.
+struct Run {
+    batch: Arc<Batch>,
+    start: usize,
+    end: usize,
+}
+
+/// Runs handed to the writer at once.
+const RUNS_PER_SEND: usize = 64;
+
+/// A [`PcapngWriter`] on a thread of its own, fed the frames the analysis
+/// took, in its order. The batches stay charged to the queue's budget
+/// until written, so a writer that falls behind makes the queue drop (and
+/// count) rather than memory grow.
+pub struct WriterThread {
+    tx: Option<Sender<Vec<Run>>>,
+    pending: Vec<Run>,
+    thread: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+impl WriterThread {
+    /// Creates the file now (so that an error is reported before the
+    /// capture starts) and starts the thread.
+    pub fn create(path: &Path) -> std::io::Result<Self> {
+        let mut w = PcapngWriter::create(path)?;
+        let (tx, rx) = channel::<Vec<Run>>();
+        let thread = std::thread::Builder::new()
+            .name("write".into())
+            .spawn(move || {
+                for runs in rx {
+                    for r in runs {
+                        for f in (r.start..r.end).filter_map(|i| r.batch.get(i)) {
+                            w.frame(f.interface, f.link_type, f.ts_ns, f.original_len, f.data)?;
+                        }
+                    }
+                }
+                w.finish()
+            })?;
+        Ok(WriterThread {
+            tx: Some(tx),
+            pending: Vec::new(),
+            thread: Some(thread),
+        })
+    }
+
+    /// Queues frame `index` of `batch`. False when the writer has stopped
+    /// (its error comes with [`WriterThread::finish`]).
+    pub fn frame(&mut self, batch: &Arc<Batch>, index: usize) -> bool {
+        if let Some(r) = self.pending.last_mut() {
+            if Arc::ptr_eq(&r.batch, batch) && r.end == index {
+                r.end += 1;
+                return true;
+            }
+        }
+        self.pending.push(Run {
+            batch: batch.clone(),
+            start: index,
+            end: index + 1,
+        });
+        if self.pending.len() >= RUNS_PER_SEND {
+            return self.flush();
+        }
+        true
+    }
+
+    /// Hands the queued frames to the thread.
+    pub fn flush(&mut self) -> bool {
+        if self.pending.is_empty() {
+            return true;
+        }
+        let runs = std::mem::take(&mut self.pending);
+        self.tx.as_ref().is_some_and(|tx| tx.send(runs).is_ok())
+    }
+
+    /// Writes the rest, completes the file and returns the first error.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.flush();
+        drop(self.tx.take());
+        match self.thread.take().map(JoinHandle::join) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(std::io::Error::other("the --write thread panicked")),
+            None => Ok(()),
+        }
     }
 }
