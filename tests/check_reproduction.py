@@ -12,7 +12,10 @@ and statistics modules only (no code shared with the report):
   kernel's error counter at that moment is PMR + 1 (how Linux counts
   Path.Max.Retrans); the prediction from the kernel's own RTO at each T3
   expiry and its residual, run by run; the recognition means per
-  HB.Interval;
+  HB.Interval and RTO;
+* Koh & Kim at the LAN RTT: each run's interrupt, the TSNs around the
+  switch, the correspondent's departure gap and the gaps before the switch
+  from the run's tsn.csv;
 * Honda: the total handover latency of each table;
 * Eklund: the failover time per SACK delay;
 * Wang & Song: the DAR bytes per handover from the asconf table.
@@ -219,9 +222,10 @@ for r in asset("bokor-paper-table"):
     expect(f"bokor eq4 PMR {pmr} RTO {rto}", float(r["eq. as printed"]), pmr * rto, 0)
     expect(f"bokor eq4' PMR {pmr} RTO {rto}", float(r["eq., Linux (PMR+1)"]), (pmr + 1) * rto, 0)
     runs = first_per_source(
-        lambda h: "/bokor-paper/" in h["source"] and h["source"].endswith("cn.pcap")
+        lambda h: h["source"].startswith("runs/bokor-paper/bokor-paper/")
+        and h["source"].endswith("cn.pcap")
         and valid(h) and h["sender"] == "1" and h["class"] == "failover"
-        and f"/rto={rto}/" in h["source"]
+        and re.search(rf"/rto={rto}[/,]", h["source"])
     )
     ks, counts = [], []
     for h in runs:
@@ -245,17 +249,49 @@ for r in asset("bokor-kernel-rto-table"):
         ms, _ = kernel(run)
         expect(f"bokor {r['run']} residual", float(r["residual, kernel's RTO (ms)"]), ms - pred, 0.06)
 
-# Bokor: recognition per HB.Interval.
+def scenario_ms(run_dir, key):
+    m = re.search(rf"^{key}\s*=\s*([0-9.]+)", (run_dir / "scenario.toml").read_text(), re.M)
+    return float(m[1])
+
+
+# Bokor: recognition per HB.Interval and RTO (each run's scenario.toml).
 for r in asset("bokor-recognition-table"):
-    hb = r["HB.Interval (ms)"]
+    hb, rto = r["HB.Interval (ms)"], float(r["RTO (ms)"])
     sw = first_per_source(
         lambda h: "/bokor-hb/" in h["source"] and h["source"].endswith("cn.pcap")
         and valid(h) and h["sender"] == "1" and h["class"] == "return"
         and f"hb_interval={hb}/" in h["source"]
+        and scenario_ms(D / pathlib.Path(h["source"]).parent, "rto_min_ms") == rto
     )
     v = [float(h["recognition_link_up_to_data_ms"]) for h in sw
          if num(h["recognition_link_up_to_data_ms"]) is not None]
-    expect_mmm(f"bokor recognition HB {hb}", r["link up → first DATA mean (min–max)"], v, 1)
+    expect_mmm(f"bokor recognition HB {hb} RTO {rto}", r["link up → first DATA mean (min–max)"], v, 1)
+
+# Koh & Kim at the LAN RTT: the interrupt beside the correspondent's own
+# message spacing, from each run's tsn.csv (first transmission of each TSN
+# per capture).
+for r in asset("koh-kim-1-spacing"):
+    first = {}
+    with open(D / "runs" / r["run"] / "tsn.csv", newline="") as f:
+        for c in csv.DictReader(f):
+            first.setdefault((c["capture"], int(c["tsn"])), (float(c["time"]), c["dst"]))
+    mn = sorted((v[0], k[1], v[1]) for k, v in first.items() if k[0] == "mn")
+    old = mn[0][2]
+    k = next(i for i, x in enumerate(mn) if x[2] != old)
+    t_old, tsn_old, _ = [x for x in mn[:k] if x[2] == old][-1]
+    t_new, tsn_new, _ = mn[k]
+    expect(f"koh-kim {r['run']} interrupt", float(r["data interrupt (MN)"]), (t_new - t_old) * 1e3, 0.006)
+    got_old, got_new = (int(x) for x in r["TSN last on the old address → first on the new"].split(" → "))
+    expect(f"koh-kim {r['run']} last TSN on the old address", got_old, tsn_old, 0)
+    expect(f"koh-kim {r['run']} first TSN on the new address", got_new, tsn_new, 0)
+    gaps = [(b[0] - a[0]) * 1e3 for a, b in zip(mn[:k], mn[1:k])
+            if b[1] == a[1] + 1 and a[2] == old and b[2] == old]
+    n, _, mx = r["gaps between consecutive messages before the switch (MN): n, median, max"].split(", ")
+    expect(f"koh-kim {r['run']} gaps before", int(n), len(gaps), 0)
+    expect(f"koh-kim {r['run']} longest gap before", float(mx), max(gaps), 0.006)
+    cn = {k[1]: v[0] for k, v in first.items() if k[0] == "cn"}
+    expect(f"koh-kim {r['run']} CN departure gap", float(r["the same two messages' departure gap (CN capture)"]),
+           (cn[tsn_new] - cn[tsn_old]) * 1e3, 0.006)
 
 # Honda
 for name, scenario, sender in [

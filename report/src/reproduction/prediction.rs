@@ -96,6 +96,7 @@ pub fn table(data: &Data, runs: &[&Run], name: &str, title: &str) -> (Table, Sum
             "kernel: link down → ADDR_UNREACHABLE (ms)",
             "residual, kernel's RTO (ms)",
             "residual per expiry (ms)",
+            "kernel: each later timer's run − its RTO (ms)",
             "tolerance: (PMR + 1) × (message interval + tick) (ms)",
             "analyzer: spurious expiries",
             "analyzer: counter resets",
@@ -137,6 +138,12 @@ pub fn table(data: &Data, runs: &[&Run], name: &str, title: &str) -> (Table, Sum
             num(r.truth.unreachable_ms.map(|x| (x * 10.0).round() / 10.0)),
             num(p.residual_ms.map(|x| (x * 10.0).round() / 10.0)),
             num(p.residual_ms.map(|x| (x / (r.pmr + 1.0)).round())),
+            r.truth
+                .timer_overruns_ms()
+                .iter()
+                .map(|x| format!("{x:.0}"))
+                .collect::<Vec<_>>()
+                .join(" "),
             num(Some(tol)),
             p.spurious.to_string(),
             p.resets.to_string(),
@@ -162,4 +169,76 @@ pub fn table(data: &Data, runs: &[&Run], name: &str, title: &str) -> (Table, Sum
             tolerance_ms,
         },
     )
+}
+
+/// Linux's timer wheel at HZ = 100 (kernel/time/timer.c, LVL_START and
+/// LVL_GRAN with LVL_CLK_SHIFT 3): a timer due in fewer than 63 jiffies
+/// expires on its jiffy, one due in 63–503 jiffies on the next 8-jiffy
+/// boundary after its due time, one due in 504–4031 jiffies on the next
+/// 64-jiffy boundary. As (RTO from, RTO below, granularity), in ms.
+pub const TIMER_WHEEL_LEVELS_MS: [(f64, f64, f64); 3] = [
+    (0.0, 630.0, 10.0),
+    (630.0, 5040.0, 80.0),
+    (5040.0, 40320.0, 640.0),
+];
+
+/// The T3 timers after the first whose RTO falls in one timer-wheel
+/// level: how much longer than that RTO each ran.
+pub struct Overrun {
+    /// The level's RTO range, from and below (ms), and its granularity.
+    pub rto_from_ms: f64,
+    pub rto_below_ms: f64,
+    pub granularity_ms: f64,
+    pub stat: Stat,
+    /// Each timer's run − its RTO (ms).
+    pub values: Vec<f64>,
+}
+
+/// The kernel's T3 timers after the first, by timer-wheel level of the
+/// RTO they ran for: how much longer than that RTO each ran (from the
+/// kernel's own counter; `Truth::timer_overruns_ms`).
+pub fn overrun_table(runs: &[&Run], name: &str) -> (Table, Vec<Overrun>) {
+    let mut t = Table::new(
+        name,
+        "T3 timers after the first: run time − RTO by the RTO's timer-wheel level (ms; the kernel's T3 counter, ± one 10 ms poll each)",
+        &[
+            "RTO in force (ms)",
+            "timer-wheel granularity at HZ = 100 (ms)",
+            "timers",
+            "run − RTO mean (min–max)",
+        ],
+    );
+    let mut out = Vec::new();
+    for (lo, hi, gran) in TIMER_WHEEL_LEVELS_MS {
+        let values: Vec<f64> = runs
+            .iter()
+            .flat_map(|r| {
+                r.truth
+                    .timer_overruns_ms()
+                    .into_iter()
+                    .zip(r.truth.expiry_rtos_ms.iter().skip(1))
+                    .filter(|(_, rto)| (lo..hi).contains(&(**rto as f64)))
+                    .map(|(x, _)| x)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let stat = stat_of(&values);
+        if stat.n == 0 {
+            continue;
+        }
+        t.row(vec![
+            format!("{}–{}", num(Some(lo)), num(Some(hi))),
+            num(Some(gran)),
+            stat.n.to_string(),
+            mmm(&stat, 0),
+        ]);
+        out.push(Overrun {
+            rto_from_ms: lo,
+            rto_below_ms: hi,
+            granularity_ms: gran,
+            stat,
+            values,
+        });
+    }
+    (t, out)
 }

@@ -73,9 +73,26 @@ pub struct Truth {
     /// poll (10 ms) before the sample that shows it (the timer that expired
     /// ran for that RTO).
     pub expiry_rtos_ms: Vec<u64>,
+    /// When each of those expiries was seen: ms from the cut to the
+    /// `kernel_mib` sample that shows the counter's rise (the expiry
+    /// happened in the poll period before it).
+    pub expiry_seen_ms: Vec<f64>,
     /// The `link_down` and `link_up` actions (epoch seconds).
     pub down_s: Option<f64>,
     pub up_s: Option<f64>,
+}
+
+impl Truth {
+    /// How much longer than the RTO in force each T3 timer after the first
+    /// ran, from the kernel's own counter: the time between two expiries
+    /// seen minus the RTO of the second (ms; ± one 10 ms poll each).
+    pub fn timer_overruns_ms(&self) -> Vec<f64> {
+        self.expiry_seen_ms
+            .windows(2)
+            .zip(self.expiry_rtos_ms.iter().skip(1))
+            .map(|(w, rto)| w[1] - w[0] - *rto as f64)
+            .collect()
+    }
 }
 
 pub fn read(run_dir: &Path) -> anyhow::Result<Truth> {
@@ -178,6 +195,7 @@ fn of_lines(lines: &[Line]) -> Truth {
             for _ in last..now {
                 if let Some(r) = rto {
                     t.expiry_rtos_ms.push(r);
+                    t.expiry_seen_ms.push(ms(l.time - down));
                 }
             }
             last = last.max(now);
@@ -228,9 +246,32 @@ mod tests {
         // Three expiries after the cut, each ran for the 200 ms last
         // sampled before the counter rose.
         assert_eq!(t.expiry_rtos_ms, vec![200, 200, 200]);
+        assert_eq!(t.expiry_seen_ms, vec![890.0, 890.0, 890.0]);
         assert_eq!(
             parse_time(&serde_json::json!({"time": "1.5"})),
             Some(1_500_000_000)
         );
+    }
+
+    #[test]
+    fn each_later_t3_timer_overruns_its_rto_by_the_timer_wheel_granularity() {
+        // bokor-paper rto=800 r01 (RTO.min = RTO.max = 800 ms): the
+        // correspondent's first three T3 expiries as its kernel logged
+        // them; the counter rose 880 ms apart, so each later timer ran
+        // RTO + 80 ms (a level-1 timer of 80 jiffies at HZ = 100).
+        let log = r#"{"time":"1795687790.429021023","node":"cn","kind":"kernel_mib","t3_rtx_expireds":0}
+{"time":"1795687790.430000000","node":"cn","kind":"kernel_status","primary":"198.51.100.101","primary_error_count":0}
+{"time":"1795687790.431000000","node":"cn","kind":"kernel_paddr","address":"198.51.100.101","rto_ms":800,"srtt_ms":0}
+{"time":"1795687791.414372959","kind":"link_down","interface":"eth1","ok":true}
+{"time":"1795687792.309114719","node":"cn","kind":"kernel_mib","t3_rtx_expireds":1}
+{"time":"1795687793.189137247","node":"cn","kind":"kernel_mib","t3_rtx_expireds":2}
+{"time":"1795687794.069148767","node":"cn","kind":"kernel_mib","t3_rtx_expireds":3}
+{"time":"1795687794.070000000","node":"cn","kind":"kernel_addr_change","address":"198.51.100.101","state":"unreachable"}"#;
+        let t = of_lines(&lines(log));
+        assert_eq!(t.expiry_rtos_ms, vec![800, 800, 800]);
+        let seen: Vec<f64> = t.expiry_seen_ms.iter().map(|x| x.round()).collect();
+        assert_eq!(seen, vec![895.0, 1775.0, 2655.0]);
+        let over: Vec<f64> = t.timer_overruns_ms().iter().map(|x| x.round()).collect();
+        assert_eq!(over, vec![80.0, 80.0]);
     }
 }
