@@ -43,6 +43,15 @@ fn python_api() {
     unittest("Api");
 }
 
+/// What pip installs: `__version__` (the crate's), py.typed and the
+/// extension's stubs (stubtest, mypy --strict), the analysis options' one
+/// list against `analyze --help`, the `sctp-handover-cluster` console
+/// script's help, and `filter` / `--filter` on a sample capture.
+#[test]
+fn python_package() {
+    unittest("Package");
+}
+
 /// `python -m sctp_handover.cluster --engine dask` writes the dataset of
 /// `analyze --out`; a failed capture is a row, and a rerun skips.
 #[test]

@@ -4,32 +4,37 @@ The same Rust code as the command line (no second implementation): the
 tables have the schemas of `analyze --out` (docs/tables.md), and
 `write_capture` writes exactly the part files `analyze --out` writes, so a
 dataset can be filled by the command line, by a Ray/Dask/Spark job
-(`python -m sctp_handover.cluster`) or by both.
+(`sctp-handover-cluster`, or `python -m sctp_handover.cluster`) or by both.
 
     import sctp_handover as sh
     t = sh.analyze_capture("sample-captures/koh-kim-1/mn.pcap", rto_min_ms=200)
     t["handovers"].to_pandas()
 
 Options (keyword arguments) are the command line's analysis options with
-`-` written `_`: verify_checksum, udp_encap_ports (list), duplicate_window_us,
-rto_initial_ms, rto_min_ms, rto_max_ms, pmr, pf_retrans (None: no
-potentially-failed state), events (path), capture_point
-("mn", "cn", "middle", "unknown"), max_associations, max_paths,
-max_addresses, tsn_window, max_events, max_reassembly, harness_files
-(False = --no-harness-files). The capture filter (--filter) is the command
-line's only.
+`-` written `_` (`rto_min_ms=200` is `--rto-min-ms 200`, `no_pf=True` is
+`--no-pf`, `filter="sctp port 9"` is `--filter`). `ANALYSIS_OPTIONS` lists
+them with their types, defaults and help texts; the cluster runner's
+command line is built from it. Two older spellings stay accepted:
+`pf_retrans=None` (as `no_pf=True`) and `harness_files=False` (as
+`no_harness_files=True`).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any, Dict
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 
+if TYPE_CHECKING:
+    import pyarrow
+
 __all__ = [
+    "ANALYSIS_OPTIONS",
+    "AnalysisOption",
     "TABLES",
     "VERSION",
+    "__version__",
     "analyze_capture",
     "analyze_capture_arrow",
     "write_capture",
@@ -41,18 +46,27 @@ __all__ = [
 
 #: The tables, in the order `analyze --out` documents them.
 TABLES = tuple(_native.TABLES)
-#: The version of the Rust core (the `tool_version` of the dataset records).
-VERSION = _native.VERSION
+#: The package's version, which is its Rust crate's (python/Cargo.toml).
+__version__: str = _native.__version__
+#: The same, by its older name.
+VERSION = __version__
+#: The analysis options (keyword arguments of `analyze_capture`,
+#: `write_capture` and `check_options`; the cluster runner's flags), in
+#: the order of `sctp-handover analyze --help`.
+ANALYSIS_OPTIONS: Tuple["AnalysisOption", ...] = _native.ANALYSIS_OPTIONS
+AnalysisOption = _native.AnalysisOption
+
+StrPath = Union["os.PathLike[str]", str]
 
 
-def analyze_capture_arrow(path: "os.PathLike[str] | str", **options: Any) -> Dict[str, Any]:
+def analyze_capture_arrow(path: StrPath, **options: Any) -> Dict[str, _native.ArrowTable]:
     """The six tables of one capture as objects with `__arrow_c_stream__`
     (the Arrow PyCapsule interface): give them to `pyarrow.table`,
     `polars.DataFrame`, `duckdb` … without a copy."""
     return dict(_native.analyze_capture(os.fspath(path), **options))
 
 
-def analyze_capture(path: "os.PathLike[str] | str", **options: Any) -> Dict[str, "pyarrow.Table"]:
+def analyze_capture(path: StrPath, **options: Any) -> Dict[str, "pyarrow.Table"]:
     """The six tables of one capture (files, associations, paths, asconf,
     events, handovers) as `pyarrow.Table`s, with the columns and types of
     `analyze --out`. Buffers are shared with the Rust side, not copied.
@@ -66,13 +80,13 @@ def analyze_capture(path: "os.PathLike[str] | str", **options: Any) -> Dict[str,
 
 
 def write_capture(
-    path: "os.PathLike[str] | str",
-    out_root: "os.PathLike[str] | str",
+    path: StrPath,
+    out_root: StrPath,
     *,
-    source: "str | None" = None,
+    source: Optional[str] = None,
     kind: str = "capture",
-    reason: "str | None" = None,
-    params: "list[tuple[str, str]] | None" = None,
+    reason: Optional[str] = None,
+    params: Optional[Sequence[Sequence[str]]] = None,
     table_format: str = "parquet",
     parquet_compression: str = "snappy",
     force: bool = False,
@@ -121,7 +135,9 @@ def write_capture(
         }
 
 
-def list_inputs(paths):
+def list_inputs(
+    paths: Sequence[StrPath],
+) -> Tuple[List[Dict[str, Any]], List[Tuple[str, str]], List[Tuple[str, str]]]:
     """The inputs under `paths` as `analyze` finds them: (inputs, params,
     problems). `inputs` is a list of dicts (path, source, kind, reason,
     size, key), `params` the run's parameter columns as (name, type)
@@ -131,7 +147,7 @@ def list_inputs(paths):
     return list(inputs), list(params), list(problems)
 
 
-def open_dataset(out_root: "os.PathLike[str] | str", table_format: str = "parquet") -> None:
+def open_dataset(out_root: StrPath, table_format: str = "parquet") -> None:
     """Creates the dataset's directory and removes the temporaries that
     killed runs on this machine left, as `analyze --out` does at its start;
     a driver calls it once before its tasks (write_capture does not)."""

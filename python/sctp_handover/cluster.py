@@ -1,7 +1,8 @@
 """Archive analysis on a cluster: one capture per task, on Ray, Dask or Spark.
 
-    python -m sctp_handover.cluster --engine dask sample-captures --out D
-    python -m sctp_handover.cluster --engine ray archive/ --out /shared/D --address ray://head:10001
+    sctp-handover-cluster --engine dask sample-captures --out D
+    sctp-handover-cluster --engine ray archive/ --out /shared/D --address ray://head:10001
+    python -m sctp_handover.cluster …    (the same)
 
 The driver lists the inputs (directories walked as `analyze` walks them,
 `--manifest FILE` adds a list of paths), fans them out one per task, and
@@ -11,7 +12,10 @@ the command line and every engine write the same dataset, reruns skip the
 inputs already complete, and a killed job loses only the tasks that were
 running. A bad capture is a `failed` row in the dataset and in the run's
 manifest (`OUT/_runs/`), never a failed job. Without `--address` the engine
-runs locally on this machine's cores (`--workers`). See docs/scale-out.md.
+runs locally on this machine's cores (`--workers`). The analysis options
+(`--rto-min-ms`, `--filter`, …) are those of `sctp-handover analyze`, from
+the list the Rust side exports (sctp_handover.ANALYSIS_OPTIONS). See
+docs/python.md and docs/scale-out.md.
 """
 
 from __future__ import annotations
@@ -21,11 +25,14 @@ import json
 import os
 import sys
 import time
-from typing import Any, Dict, Iterable, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import sctp_handover
 
 ENGINES = ("ray", "dask", "spark")
+
+#: A task item, or a manifest row.
+Row = Dict[str, Any]
 
 
 def _task(item: Dict[str, Any]) -> Dict[str, Any]:
@@ -68,7 +75,7 @@ def read_manifest(path: str) -> List[str]:
     """A manifest: one input path a line; blank lines and `#` comments are
     skipped. Relative paths are taken from the current directory, like the
     command line's."""
-    out = []
+    out: List[str] = []
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.strip()
@@ -84,12 +91,12 @@ def plan(
     force: bool,
     options: Dict[str, Any],
     parquet_compression: str = "snappy",
-):
+) -> Tuple[List[Dict[str, Any]], List[Tuple[str, str]]]:
     """The task items of a run (one per input, in listing order) and the
     problems met listing them."""
     inputs, params, problems = sctp_handover.list_inputs(paths)
     out_abs = os.path.abspath(out)
-    items = []
+    items: List[Row] = []
     for i in inputs:
         items.append(
             {
@@ -116,7 +123,7 @@ def plan(
 # the items and yields the rows as the tasks end ---
 
 
-def run_dask(items: List[dict], address: "str | None", workers: int) -> Iterator[Optional[dict]]:
+def run_dask(items: List[Row], address: Optional[str], workers: int) -> Iterator[Optional[Row]]:
     import logging
 
     from dask.distributed import Client, LocalCluster, as_completed
@@ -150,7 +157,7 @@ def run_dask(items: List[dict], address: "str | None", workers: int) -> Iterator
             cluster.close()
 
 
-def run_ray(items: List[dict], address: "str | None", workers: int) -> Iterator[Optional[dict]]:
+def run_ray(items: List[Row], address: Optional[str], workers: int) -> Iterator[Optional[Row]]:
     import ray
 
     if address:
@@ -174,7 +181,7 @@ def run_ray(items: List[dict], address: "str | None", workers: int) -> Iterator[
         ray.shutdown()
 
 
-def run_spark(items: List[dict], address: "str | None", workers: int) -> Iterator[Optional[dict]]:
+def run_spark(items: List[Row], address: Optional[str], workers: int) -> Iterator[Optional[Row]]:
     from pyspark.sql import SparkSession
 
     spark = (
@@ -192,48 +199,73 @@ def run_spark(items: List[dict], address: "str | None", workers: int) -> Iterato
         spark.stop()
 
 
-RUNNERS = {"ray": run_ray, "dask": run_dask, "spark": run_spark}
+Runner = Callable[[List[Row], Optional[str], int], Iterator[Optional[Row]]]
+RUNNERS: Dict[str, Runner] = {"ray": run_ray, "dask": run_dask, "spark": run_spark}
+
+
+PROG = "sctp-handover-cluster"
+
+
+def _option_help(option: "sctp_handover.AnalysisOption") -> str:
+    """The option's help text, with its default as `analyze --help` shows
+    it (argparse expands `%` sequences: doubled)."""
+    text = option.help
+    if option.kind in ("int", "choice") and option.default is not None:
+        text += f" (default: {option.default})"
+    return text.replace("%", "%%")
+
+
+def add_analysis_options(parser: argparse.ArgumentParser) -> None:
+    """The analysis options of `sctp-handover analyze`, from the list the
+    Rust side exports (sctp_handover.ANALYSIS_OPTIONS): the same flags,
+    help texts and defaults. Not given, an option is left to the Rust
+    side's default (its value here is None)."""
+    group = parser.add_argument_group("analysis options (as `sctp-handover analyze`)")
+    for option in sctp_handover.ANALYSIS_OPTIONS:
+        common: Dict[str, Any] = {"dest": option.name, "help": _option_help(option)}
+        if option.kind == "flag":
+            group.add_argument(option.flag, action="store_true", default=None, **common)
+        elif option.kind == "int_list":
+            group.add_argument(option.flag, type=int, action="append", metavar=option.metavar, **common)
+        elif option.kind == "int":
+            group.add_argument(option.flag, type=int, metavar=option.metavar, **common)
+        elif option.kind == "choice":
+            group.add_argument(option.flag, choices=option.choices, **common)
+        elif option.kind in ("path", "text"):
+            group.add_argument(option.flag, metavar=option.metavar, **common)
+        else:  # a kind this runner does not know: the lists disagree
+            raise ValueError(f"analysis option {option.flag}: unknown kind {option.kind!r}")
 
 
 def options_from(args: argparse.Namespace) -> Dict[str, Any]:
-    """The analysis options given on the command line (defaults left out,
-    so that the Rust side's defaults, the command line's, apply)."""
-    names = [
-        "verify_checksum",
-        "udp_encap_ports",
-        "duplicate_window_us",
-        "rto_initial_ms",
-        "rto_min_ms",
-        "rto_max_ms",
-        "pmr",
-        "pf_retrans",
-        "events",
-        "capture_point",
-        "max_associations",
-        "max_paths",
-        "max_addresses",
-        "tsn_window",
-        "max_events",
-        "max_reassembly",
-    ]
-    options = {n: getattr(args, n) for n in names if getattr(args, n) not in (None, False, [])}
-    if "events" in options:
-        options["events"] = os.path.abspath(options["events"])
-    if args.no_harness_files:
-        options["harness_files"] = False
-    if args.no_pf:
-        options["pf_retrans"] = None
+    """The analysis options given on the command line, as keyword
+    arguments of write_capture (those not given are left out, so that the
+    Rust side's defaults, the command line's, apply)."""
+    options = {}
+    for option in sctp_handover.ANALYSIS_OPTIONS:
+        value = getattr(args, option.name)
+        if value is None:
+            continue
+        if option.kind == "path":
+            # The workers open it, from another directory.
+            value = os.path.abspath(value)
+        options[option.name] = value
     return options
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m sctp_handover.cluster",
+        prog=PROG,
         description="Analyse a capture archive on Ray, Dask or Spark into the dataset of "
-        "`sctp-handover analyze --out` (one capture per task).",
+        "`sctp-handover analyze --out` (one capture per task). Also run as "
+        "`python -m sctp_handover.cluster`.",
+        epilog="Exit status: 0 every input was analysed and written; 1 some inputs failed "
+        "(each a `failed` row in the dataset and the run's manifest, OUT/_runs/), or a "
+        "directory could not be listed; 2 usage or option error, nothing was analysed.",
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="captures or directories (walked)")
-    p.add_argument("--engine", choices=ENGINES, required=True)
+    p.add_argument("--version", action="version", version=f"%(prog)s {sctp_handover.__version__}")
+    p.add_argument("--engine", choices=ENGINES, required=True, help="where the tasks run")
     p.add_argument("--out", required=True, metavar="DIR", help="the dataset (shared storage on a cluster)")
     p.add_argument(
         "--address",
@@ -247,34 +279,21 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--manifest", action="append", default=[], metavar="FILE",
                    help="a file listing input paths, one a line (# comments)")
-    p.add_argument("--table-format", choices=("parquet", "csv", "jsonl"), default="parquet")
+    p.add_argument("--table-format", choices=("parquet", "csv", "jsonl"), default="parquet",
+                   help="the tables' file format (as `analyze`; default: parquet)")
     p.add_argument("--parquet-compression", choices=("snappy", "zstd", "lz4", "none"), default="snappy",
-                   help="compression of the Parquet tables' pages (as `analyze`)")
+                   help="compression of the Parquet tables' pages (as `analyze`; default: snappy)")
     p.add_argument("--force", action="store_true", help="analyse inputs already complete in --out again")
     p.add_argument("-q", "--quiet", action="store_true", help="no line per input")
-    a = p.add_argument_group("analysis options (as `sctp-handover analyze`)")
-    a.add_argument("--verify-checksum", action="store_true")
-    a.add_argument("--udp-encap-port", dest="udp_encap_ports", type=int, action="append", default=[])
-    a.add_argument("--duplicate-window-us", type=int)
-    a.add_argument("--rto-initial-ms", type=int)
-    a.add_argument("--rto-min-ms", type=int)
-    a.add_argument("--rto-max-ms", type=int)
-    a.add_argument("--pmr", type=int)
-    a.add_argument("--pf-retrans", type=int)
-    a.add_argument("--no-pf", action="store_true")
-    a.add_argument("--events", metavar="FILE")
-    a.add_argument("--capture-point", choices=("mn", "cn", "middle", "unknown"))
-    a.add_argument("--no-harness-files", action="store_true")
-    a.add_argument("--max-associations", type=int)
-    a.add_argument("--max-paths", type=int)
-    a.add_argument("--max-addresses", type=int)
-    a.add_argument("--tsn-window", type=int)
-    a.add_argument("--max-events", type=int)
-    a.add_argument("--max-reassembly", type=int)
+    add_analysis_options(p)
     return p
 
 
-def _line(n: int, total: int, row: dict) -> str:
+def _error(text: str) -> None:
+    print(f"{PROG}: error: {text}", file=sys.stderr)
+
+
+def _line(n: int, total: int, row: Row) -> str:
     status = "done" if row.get("reused") else row["status"]
     text = f"[{n}/{total}] {status:9} {row['source']}"
     if row["status"] in ("ok", "truncated") and not row.get("reused"):
@@ -284,43 +303,42 @@ def _line(n: int, total: int, row: dict) -> str:
     return text
 
 
-def main(argv: "List[str] | None" = None) -> int:
+def main(argv: Optional[List[str]] = None) -> int:
     args = parser().parse_args(argv)
     paths = list(args.paths)
     for m in args.manifest:
         paths.extend(read_manifest(m))
     if not paths:
-        print("sctp_handover.cluster: no inputs (PATH... or --manifest FILE)", file=sys.stderr)
+        _error("no inputs (PATH... or --manifest FILE)")
         return 2
     module = {"ray": "ray", "dask": "distributed", "spark": "pyspark"}[args.engine]
     try:
         __import__(module)
     except ImportError:
         extra = " and a JDK (17 or later)" if args.engine == "spark" else ""
-        print(
-            f"sctp_handover.cluster: --engine {args.engine} needs the Python package {module}{extra} "
-            f"(make python installs Dask and Ray; docs/scale-out.md)",
-            file=sys.stderr,
+        _error(
+            f"--engine {args.engine} needs the Python package {module}{extra} "
+            f"(pip install './python[{args.engine}]'; make python installs Dask and Ray; docs/python.md)"
         )
         return 2
     options = options_from(args)
     try:
         sctp_handover.check_options(**options)
     except (TypeError, ValueError) as e:
-        print(f"sctp_handover.cluster: {e}", file=sys.stderr)
+        _error(str(e))
         return 2
 
     started = time.monotonic()
     try:
         sctp_handover.open_dataset(args.out, args.table_format)
     except RuntimeError as e:
-        print(f"sctp_handover.cluster: {e}", file=sys.stderr)
+        _error(str(e))
         return 2
     items, problems = plan(
         paths, args.out, args.table_format, args.force, options, args.parquet_compression
     )
     for path, reason in problems:
-        print(f"sctp_handover.cluster: error: {path}: {reason}", file=sys.stderr)
+        _error(f"{path}: {reason}")
     total = len(items)
     total_bytes = sum(i["size"] or 0 for i in items)
     where = args.address or f"local, {args.workers} workers"
@@ -336,7 +354,7 @@ def main(argv: "List[str] | None" = None) -> int:
     engine_started = time.monotonic()
     tasks_started = engine_started
     with open(manifest_path, "w", encoding="utf-8") as manifest:
-        rows: Iterable["dict | None"] = RUNNERS[args.engine](items, args.address, args.workers) if items else []
+        rows: Iterable[Optional[Row]] = RUNNERS[args.engine](items, args.address, args.workers) if items else []
         n = 0
         for row in rows:
             if row is None:
@@ -365,8 +383,8 @@ def main(argv: "List[str] | None" = None) -> int:
         f"manifest {manifest_path}",
         flush=True,
     )
-    # As `analyze`: 2 while an input is failed, on the rerun too.
-    return 2 if failed or problems else 0
+    # As `analyze`: 1 while an input is failed, on the rerun too.
+    return 1 if failed or problems else 0
 
 
 if __name__ == "__main__":

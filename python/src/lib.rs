@@ -10,21 +10,24 @@ use polars::prelude::{CompatLevel, DataFrame};
 use polars_arrow::array::{Array, StructArray};
 use polars_arrow::datatypes::{ArrowDataType, Field};
 use polars_arrow::ffi;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyList};
 use sctp_handover::analysis::{AssociationPart, AssociationReport, ReportSink};
 use sctp_handover::handover::CapturePoint;
+use sctp_handover_live::filter::BpfFilter;
 use sctp_handover_tables::batch::{self, BatchConfig, Outcome};
 use sctp_handover_tables::dataset::{self, Dataset};
 use sctp_handover_tables::inputs::{self, Input, InputKind};
 use sctp_handover_tables::records::{file_row, AssociationTables, FileOutcome};
 use sctp_handover_tables::rows::Rows;
 use sctp_handover_tables::schema;
-use sctp_handover_tables::settings::{self, Settings};
 use sctp_handover_tables::write::{self, ParamType, ParquetCodec, TableFormat};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
+
+mod options;
 
 /// Stack of the thread an analysis runs on: the batch's workers have the
 /// same (polars' frames are large in unoptimised builds), a Python
@@ -93,52 +96,6 @@ fn table(mut df: DataFrame) -> ArrowTable {
     ArrowTable { df }
 }
 
-/// Keyword arguments → settings, harness_files. The names are the command
-/// line's options with `-` as `_` (`rto_min_ms`, `pmr`, `events`, …).
-fn settings_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Settings, bool)> {
-    let mut s = Settings::default();
-    let mut harness_files = true;
-    let Some(options) = options else {
-        return Ok((s, harness_files));
-    };
-    for (key, value) in options.iter() {
-        let key: String = key.extract()?;
-        match key.as_str() {
-            "verify_checksum" => s.verify_checksum = value.extract()?,
-            "udp_encap_ports" => s.udp_encap_ports = value.extract()?,
-            "duplicate_window_us" => s.duplicate_window_us = value.extract()?,
-            "rto_initial_ms" => s.rto_initial_ms = value.extract()?,
-            "rto_min_ms" => s.rto_min_ms = value.extract()?,
-            "rto_max_ms" => s.rto_max_ms = value.extract()?,
-            "pmr" => s.pmr = value.extract()?,
-            // None: no potentially-failed state inferred (`--no-pf`).
-            "pf_retrans" => s.pf_retrans = value.extract::<Option<u32>>()?,
-            "events" => s.events = value.extract::<Option<PathBuf>>()?,
-            "capture_point" => {
-                let name: String = value.extract()?;
-                s.capture_point = settings::capture_point(&name).ok_or_else(|| {
-                    PyValueError::new_err(format!(
-                        "capture_point {name:?}: expected mn, cn, middle or unknown"
-                    ))
-                })?
-            }
-            "max_associations" => s.max_associations = value.extract()?,
-            "max_paths" => s.max_paths = value.extract()?,
-            "max_addresses" => s.max_addresses = value.extract()?,
-            "tsn_window" => s.tsn_window = value.extract()?,
-            "max_events" => s.max_events = value.extract()?,
-            "max_reassembly" => s.max_reassembly = value.extract()?,
-            "harness_files" => harness_files = value.extract()?,
-            other => {
-                return Err(PyTypeError::new_err(format!(
-                    "unknown option {other:?} (see help(sctp_handover.analyze_capture))"
-                )))
-            }
-        }
-    }
-    Ok((s, harness_files))
-}
-
 fn format_from(name: &str, parquet_compression: &str) -> PyResult<TableFormat> {
     let codec = ParquetCodec::from_name(parquet_compression).ok_or_else(|| {
         PyValueError::new_err(format!(
@@ -161,10 +118,17 @@ fn config_from(
     force: bool,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<BatchConfig> {
-    let (settings, harness_files) = settings_from(options)?;
-    let options = settings
+    let request = options::request_from(options)?;
+    let mut options = request
+        .settings
         .options()
         .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
+    if let Some(expression) = &request.filter {
+        let filter =
+            BpfFilter::new(expression).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        options.frame_filter = Some(Arc::new(filter));
+    }
+    let harness_files = request.harness_files;
     Ok(BatchConfig {
         out,
         format,
@@ -486,7 +450,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(open_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(part_key, m)?)?;
     m.add_function(wrap_pyfunction!(is_part, m)?)?;
-    m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<options::AnalysisOption>()?;
+    m.add("ANALYSIS_OPTIONS", options::exported(m.py())?)?;
+    // The one version: python/Cargo.toml's (pyproject.toml takes it from
+    // there too, `dynamic = ["version"]`).
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     let tables: Vec<&str> = schema::all().iter().map(|t| t.name).collect();
     m.add("TABLES", tables)?;
     Ok(())

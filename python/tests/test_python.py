@@ -3,16 +3,20 @@
 Run from the repository root by tests/python.rs (`make test`), with the
 interpreter of .venv (`make python`) and $SCTPHO_BIN, the command line:
 
-    SCTPHO_BIN=…/sctp-handover .venv/bin/python -m unittest python/tests/test_python.py
+    SCTPHO_BIN=…/sctp-handover PYTHONPATH=python/tests .venv/bin/python -m unittest -v test_python
 """
 
 import glob
+import importlib.metadata
+import importlib.resources
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 import unittest
 
 import pyarrow as pa
@@ -35,6 +39,46 @@ def cluster(*args):
     return subprocess.run(
         [sys.executable, "-m", "sctp_handover.cluster", *args], capture_output=True, text=True
     )
+
+
+#: The console script pip installed beside this interpreter.
+CLUSTER_SCRIPT = os.path.join(os.path.dirname(sys.executable), "sctp-handover-cluster")
+
+
+def words(text):
+    """Text with its line breaks and runs of spaces made single spaces (the
+    help formatters wrap lines where they like)."""
+    return " ".join(text.split())
+
+
+def clap_options(help_text):
+    """The options of a clap `--help` (long form): flag → (value name or
+    None, help text without the default and possible values, default or
+    None), in their order."""
+    options = {}
+    flag = None
+    for line in help_text.splitlines():
+        m = re.match(r"^ {2}(?:-\w, | {4})(--[\w-]+)(?: <([^>]+)>)?", line)
+        if m:
+            flag = m.group(1)
+            options[flag] = [m.group(2), [], None]
+            continue
+        if flag is None or not line.startswith(" " * 10):
+            if line and not line.startswith(" "):
+                flag = None  # a new section (Exit status: …)
+            continue
+        text = line.strip()
+        default = re.fullmatch(r"\[default: (.*)\]", text)
+        if default:
+            options[flag][2] = default.group(1)
+        elif text.startswith("[possible values:") or text == "Possible values:":
+            options[flag][1].append("\0")  # the help text ends here
+        else:
+            options[flag][1].append(text)
+    return {
+        flag: (value, words(" ".join(lines).split("\0")[0]), default)
+        for flag, (value, lines, default) in options.items()
+    }
 
 
 def without_wall_time(t):
@@ -195,6 +239,187 @@ class Api(Common):
         self.assertTrue(all(i["reason"] for i in others))
 
 
+class Package(Common):
+    """What pip installs: version, types and stubs, the analysis options'
+    one list, the console script, `filter`/`--filter`."""
+
+    def test_version_is_the_crate_version(self):
+        with open("python/Cargo.toml", encoding="utf-8") as f:
+            crate = re.search(r'^version = "([^"]+)"', f.read(), re.M).group(1)
+        self.assertEqual(sh.__version__, crate)
+        self.assertEqual(sh.VERSION, crate)  # the older name
+        # pyproject.toml's version is dynamic: the wheel's metadata says the same.
+        self.assertEqual(importlib.metadata.version("sctp-handover"), crate)
+
+    def test_typed_package_with_stubs(self):
+        package = importlib.resources.files("sctp_handover")
+        self.assertTrue(package.joinpath("py.typed").is_file())
+        self.assertTrue(package.joinpath("_native.pyi").is_file())
+
+    def mypy(self, *args):
+        return subprocess.run(
+            [sys.executable, "-m", "mypy", "--config-file", "python/pyproject.toml", "--no-incremental", *args],
+            capture_output=True,
+            text=True,
+        )
+
+    def test_stubs_match_the_extension(self):
+        # stubtest: every public name of the built extension is in the
+        # stub and every stub name in the extension, with the same
+        # parameters (pyo3's __text_signature__).
+        r = subprocess.run(
+            [sys.executable, "-m", "mypy.stubtest", "--mypy-config-file", os.path.abspath("python/pyproject.toml"), "sctp_handover._native"],
+            capture_output=True,
+            text=True,
+            cwd=self.tmp,  # the installed package, not python/ beside the tests
+        )
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("Success: no issues found in 1 module", r.stdout)
+        # The package's own code, typed against the stubs.
+        r = self.mypy("--strict", "python/sctp_handover")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        # A user's code is checked against them: a wrong argument type and
+        # a name the extension does not have are errors.
+        user = os.path.join(self.tmp, "user.py")
+        with open(user, "w") as f:
+            f.write(textwrap.dedent("""\
+                import sctp_handover as sh
+                from sctp_handover import _native
+                key: str = sh.part_key("a.pcap")
+                rows: int = len(sh.analyze_capture_arrow("a.pcap")["paths"])
+                defaults = {o.name: o.default for o in sh.ANALYSIS_OPTIONS}
+                sh.part_key(3)
+                _native.analyse_capture("a.pcap")
+            """))
+        r = self.mypy("--strict", user)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        errors = [line.split(": error: ")[1] for line in r.stdout.splitlines() if ": error: " in line]
+        self.assertEqual(
+            errors,
+            [
+                'Argument 1 to "part_key" has incompatible type "int"; expected "str"  [arg-type]',
+                'Module has no attribute "analyse_capture"; maybe "analyze_capture"?  [attr-defined]',
+            ],
+            r.stdout,
+        )
+
+    def test_options_are_those_of_analyze(self):
+        # The one list (python/src/options.rs) against the command line's
+        # own: the same flags in the same order, help texts, value names
+        # and defaults.
+        r = cli("analyze", "--help")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        theirs = clap_options(r.stdout)
+        flags = list(theirs)
+        first = flags.index("--verify-checksum")
+        analysis = [f for f in flags[first:] if f not in ("--help", "--version")]  # clap's own
+        self.assertEqual([o.flag for o in sh.ANALYSIS_OPTIONS], analysis)
+        self.assertEqual(len(sh.ANALYSIS_OPTIONS), 19)
+        for o in sh.ANALYSIS_OPTIONS:
+            value, help_text, default = theirs[o.flag]
+            self.assertEqual(o.help, help_text, o.flag)
+            if o.kind == "flag":
+                self.assertIsNone(value, o.flag)
+                self.assertIs(o.default, False, o.flag)
+            else:
+                self.assertEqual(o.metavar or o.name.upper(), value, o.flag)
+            if o.kind in ("int", "choice"):
+                self.assertEqual(str(o.default), default, o.flag)
+            else:
+                self.assertIsNone(default, o.flag)
+            self.assertEqual(o.name, o.flag[2:].replace("-", "_") + ("s" if o.kind == "int_list" else ""))
+        # Concrete values, by hand from `analyze --help`.
+        by_name = {o.name: o for o in sh.ANALYSIS_OPTIONS}
+        self.assertEqual(by_name["rto_max_ms"].default, 60000)
+        self.assertEqual(by_name["capture_point"].choices, ["mn", "cn", "middle", "unknown"])
+        self.assertEqual(by_name["udp_encap_ports"].default, [])
+        self.assertIsNone(by_name["filter"].default)
+        self.assertEqual(by_name["filter"].kind, "text")
+        # Every keyword is accepted, an unknown one is not.
+        for o in sh.ANALYSIS_OPTIONS:
+            sh.check_options(**{o.name: o.default})
+        with self.assertRaisesRegex(TypeError, "unknown option"):
+            sh.check_options(rto_min=1)
+
+    def test_console_script_help_lists_every_option(self):
+        env = dict(os.environ, COLUMNS="2000")  # one line per option: no wrapping inside words
+        script = subprocess.run([CLUSTER_SCRIPT, "--help"], capture_output=True, text=True, env=env)
+        self.assertEqual(script.returncode, 0, script.stderr)
+        self.assertTrue(script.stdout.startswith("usage: sctp-handover-cluster "), script.stdout)
+        module = subprocess.run(
+            [sys.executable, "-m", "sctp_handover.cluster", "--help"], capture_output=True, text=True, env=env
+        )
+        self.assertEqual(module.stdout, script.stdout)
+        # argparse: `  --flag VALUE  help`, the help on the next line
+        # (indented) when the flag and its value are long.
+        lines = {}
+        flag = None
+        for line in script.stdout.splitlines():
+            m = re.match(r"^  (--[\w-]+)(?: (\S+))?(?:  +(.*))?$", line)
+            if m:
+                flag = m.group(1)
+                lines[flag] = (m.group(2), m.group(3) or "")
+            elif flag and line.startswith(" " * 24):
+                lines[flag] = (lines[flag][0], words(lines[flag][1] + " " + line))
+            else:
+                flag = None
+        for o in sh.ANALYSIS_OPTIONS:
+            self.assertIn(o.flag, lines, o.flag)
+            value, help_text = lines[o.flag]
+            if o.kind in ("int", "choice"):
+                self.assertEqual(help_text, f"{o.help} (default: {o.default})", o.flag)
+            else:
+                self.assertEqual(help_text, o.help, o.flag)
+        self.assertEqual(lines["--filter"], ("EXPR", by_flag("--filter").help))
+        self.assertEqual(lines["--capture-point"][0], "{mn,cn,middle,unknown}")
+        r = subprocess.run([CLUSTER_SCRIPT, "--version"], capture_output=True, text=True)
+        self.assertEqual(r.stdout, f"sctp-handover-cluster {sh.__version__}\n")
+
+    def test_filter(self):
+        # tcpdump -nr sample-captures/koh-kim-1/mn.pcap 'sctp and host
+        # 198.51.100.101' | wc -l: 87 of the 197 frames (164 are SCTP).
+        expr = "sctp and host 198.51.100.101"
+        files = sh.analyze_capture(SAMPLE, filter=expr)["files"].to_pylist()[0]
+        self.assertEqual((files["frames"], files["frames_sctp"], files["frames_filtered_out"]), (197, 87, 110))
+        files = sh.analyze_capture(SAMPLE)["files"].to_pylist()[0]
+        self.assertEqual((files["frames_sctp"], files["frames_filtered_out"]), (164, 0))
+        with self.assertRaisesRegex(ValueError, "filter `sctp and nonsense`"):
+            sh.analyze_capture(SAMPLE, filter="sctp and nonsense")
+
+    def test_console_script_filter_equals_analyze(self):
+        expr = "sctp and host 198.51.100.101"
+        theirs = os.path.join(self.tmp, "filter-cli")
+        r = cli("analyze", SAMPLE, "--out", theirs, "-q", "--filter", expr)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        mine = os.path.join(self.tmp, "filter-cluster")
+        r = subprocess.run(
+            [CLUSTER_SCRIPT, "--engine", "dask", SAMPLE, "--out", mine, "--workers", "1", "--filter", expr],
+            capture_output=True,
+            text=True,
+        )
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("1 inputs: 1 ok", r.stdout)
+        self.assertEqual(compare.differences(theirs, mine), [])
+        files = pq.read_table(os.path.join(mine, "files")).to_pylist()
+        self.assertEqual([(f["frames_sctp"], f["frames_filtered_out"]) for f in files], [(87, 110)])
+        # The same filter is the same setting as the command line's (the
+        # dataset's fingerprint): its parts are complete; another is not.
+        self.assertTrue(sh.write_capture(SAMPLE, theirs, filter=expr)["reused"])
+        self.assertFalse(sh.write_capture(SAMPLE, theirs, filter="sctp")["reused"])
+        # A filter libpcap refuses is a usage error, before any task.
+        r = subprocess.run(
+            [CLUSTER_SCRIPT, "--engine", "dask", SAMPLE, "--out", mine, "--filter", "sctp and nonsense"],
+            capture_output=True,
+            text=True,
+        )
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertTrue(r.stderr.startswith("sctp-handover-cluster: error: filter `sctp and nonsense`: "), r.stderr)
+
+
+def by_flag(flag):
+    return next(o for o in sh.ANALYSIS_OPTIONS if o.flag == flag)
+
+
 class Dask(Common):
     def test_dask_run_equals_analyze_out(self):
         out = os.path.join(self.tmp, "dask")
@@ -222,7 +447,7 @@ class Dask(Common):
         out = os.path.join(self.tmp, "mixed-out")
 
         r = cluster("--engine", "dask", "--manifest", listing, "--out", out, "--workers", "2")
-        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)  # as `analyze`: 2 when one failed
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)  # as `analyze`: 1 when one failed
         self.assertIn("1 failed", r.stdout)
         self.assertIn("1 ok", r.stdout)
         self.assertIn("1 skipped", r.stdout)
@@ -238,7 +463,7 @@ class Dask(Common):
 
         r = cluster("--engine", "dask", "--manifest", listing, "--out", out, "--workers", "2")
         self.assertIn("3 done (1 of them failed)", r.stdout, r.stdout + r.stderr)
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 1)
         runs = glob.glob(os.path.join(out, "_runs", "*.jsonl"))
         self.assertEqual(len(runs), 2)
         latest = max(runs, key=os.path.getmtime)

@@ -1,0 +1,457 @@
+//! The analysis options of the Python API, in one list: each option's
+//! keyword (`rto_min_ms`), the command line's flag (`--rto-min-ms`), its
+//! kind, its default (read from [`Settings::default`], the analyzer's
+//! settings and the command line's defaults; a choice's values from the
+//! analyzer's names, [`CapturePoint::NAMES`]), its help text (the words of
+//! `sctp-handover analyze --help`) and how it sets the settings. `analyze_capture(**options)` checks
+//! keywords against it, and `sctp_handover.ANALYSIS_OPTIONS` exports it,
+//! from which the cluster runner builds its command line.
+//!
+//! The help texts and flags are the command line's own: python/tests
+//! compare them with `sctp-handover analyze --help`, so the two cannot
+//! drift apart. Their home should be beside `Settings` in the analyzer
+//! (`sctp_handover::settings`, issue #30), with clap taking its help from
+//! there.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+use sctp_handover::handover::CapturePoint;
+use sctp_handover::settings::Settings;
+use std::path::PathBuf;
+
+/// What the keyword arguments of one call ask for: the settings, and the
+/// command-line-only parts (harness files, the capture filter).
+pub struct Request {
+    pub settings: Settings,
+    pub harness_files: bool,
+    /// `no_pf=True` wins over any `pf_retrans`, as `--no-pf` does.
+    pub no_pf: bool,
+    pub filter: Option<String>,
+}
+
+impl Default for Request {
+    fn default() -> Self {
+        Request {
+            settings: Settings::default(),
+            harness_files: true,
+            no_pf: false,
+            filter: None,
+        }
+    }
+}
+
+/// An option's value type, as the cluster runner's argparse needs it.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// A switch (`--verify-checksum`): True or False.
+    Flag,
+    /// An integer.
+    Int,
+    /// An integer given once per value (`--udp-encap-port 9900 --udp-encap-port 9901`).
+    IntList,
+    /// A file path.
+    Path,
+    /// One of `choices`.
+    Choice,
+    /// Free text (the capture filter).
+    Text,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Flag => "flag",
+            Kind::Int => "int",
+            Kind::IntList => "int_list",
+            Kind::Path => "path",
+            Kind::Choice => "choice",
+            Kind::Text => "text",
+        }
+    }
+}
+
+/// A default value, converted to Python when the list is exported.
+enum Value {
+    Bool(bool),
+    Int(u64),
+    SignedInt(i64),
+    Ints(Vec<u16>),
+    Text(&'static str),
+    Nothing,
+}
+
+struct Spec {
+    name: &'static str,
+    flag: &'static str,
+    kind: Kind,
+    metavar: Option<&'static str>,
+    choices: &'static [&'static str],
+    help: &'static str,
+    default: fn(&Settings) -> Value,
+    set: fn(&mut Request, &Bound<'_, PyAny>) -> PyResult<()>,
+}
+
+/// The list, in the order of `sctp-handover analyze --help`. Help texts
+/// are the command line's, without the final full stop (as clap shows
+/// them).
+const SPECS: &[Spec] = &[
+    Spec {
+        name: "verify_checksum",
+        flag: "--verify-checksum",
+        kind: Kind::Flag,
+        metavar: None,
+        choices: &[],
+        help: "Check every SCTP packet's CRC32c and count failures",
+        default: |s| Value::Bool(s.verify_checksum),
+        set: |r, v| {
+            r.settings.verify_checksum = v.extract()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "udp_encap_ports",
+        flag: "--udp-encap-port",
+        kind: Kind::IntList,
+        metavar: Some("PORT"),
+        choices: &[],
+        help: "Extra UDP port carrying SCTP (RFC 6951); 9899 is always included",
+        default: |s| Value::Ints(s.udp_encap_ports.clone()),
+        set: |r, v| {
+            r.settings.udp_encap_ports = v.extract()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "duplicate_window_us",
+        flag: "--duplicate-window-us",
+        kind: Kind::Int,
+        metavar: Some("MICROSECONDS"),
+        choices: &[],
+        help: "Copies of one packet closer than this are capture duplicates (µs)",
+        default: |s| Value::SignedInt(s.duplicate_window_us),
+        set: |r, v| {
+            r.settings.duplicate_window_us = v.extract()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "rto_initial_ms",
+        flag: "--rto-initial-ms",
+        kind: Kind::Int,
+        metavar: None,
+        choices: &[],
+        help: "RTO.Initial for the per-path RTO estimate (ms)",
+        default: |s| Value::SignedInt(s.rto_initial_ms),
+        set: |r, v| {
+            r.settings.rto_initial_ms = v.extract()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "rto_min_ms",
+        flag: "--rto-min-ms",
+        kind: Kind::Int,
+        metavar: None,
+        choices: &[],
+        help: "RTO.Min for the per-path RTO estimate (ms)",
+        default: |s| Value::SignedInt(s.rto_min_ms),
+        set: |r, v| {
+            r.settings.rto_min_ms = v.extract()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "rto_max_ms",
+        flag: "--rto-max-ms",
+        kind: Kind::Int,
+        metavar: None,
+        choices: &[],
+        help: "RTO.Max for the per-path RTO estimate (ms)",
+        default: |s| Value::SignedInt(s.rto_max_ms),
+        set: |r, v| {
+            r.settings.rto_max_ms = v.extract()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "pmr",
+        flag: "--pmr",
+        kind: Kind::Int,
+        metavar: None,
+        choices: &[],
+        help: "Path.Max.Retrans used to infer inactive paths",
+        default: |s| Value::Int(u64::from(s.pmr)),
+        set: |r, v| {
+            r.settings.pmr = v.extract()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "pf_retrans",
+        flag: "--pf-retrans",
+        kind: Kind::Int,
+        metavar: Some("N"),
+        choices: &[],
+        help: "The potentially-failed threshold (RFC 7829 PFMR; Linux's net.sctp.pf_retrans) \
+               used to infer potentially failed paths",
+        default: |s| {
+            s.pf_retrans
+                .map_or(Value::Nothing, |n| Value::Int(u64::from(n)))
+        },
+        // None as well: no potentially-failed state (what no_pf says).
+        set: |r, v| {
+            r.settings.pf_retrans = v.extract::<Option<u32>>()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "no_pf",
+        flag: "--no-pf",
+        kind: Kind::Flag,
+        metavar: None,
+        choices: &[],
+        help: "Infer no potentially failed state (a sender with it off, as Linux with \
+               net.sctp.pf_enable = 0)",
+        default: |s| Value::Bool(s.pf_retrans.is_none()),
+        set: |r, v| {
+            r.no_pf = v.extract()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "events",
+        flag: "--events",
+        kind: Kind::Path,
+        metavar: Some("FILE"),
+        choices: &[],
+        help: "Ground-truth events (JSON lines or CSV: time, kind ∈ link_down, link_up, addr_up, \
+               addr_down, address, interface), e.g. the harness's events.jsonl; anchors the \
+               components packets cannot show. Without it, a harness run's events.jsonl beside \
+               a capture is used",
+        default: |_| Value::Nothing,
+        set: |r, v| {
+            r.settings.events = v.extract::<Option<PathBuf>>()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "capture_point",
+        flag: "--capture-point",
+        kind: Kind::Choice,
+        metavar: None,
+        choices: CapturePoint::NAMES,
+        help: "Where the capture was taken; recorded with the handover results. Without it, a \
+               harness capture named mn.pcap / cn.pcap says",
+        default: |s| Value::Text(s.capture_point.as_str()),
+        set: |r, v| {
+            let name: String = v.extract()?;
+            r.settings.capture_point = name
+                .parse()
+                .map_err(|e| PyValueError::new_err(format!("capture_point: {e}")))?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "no_harness_files",
+        flag: "--no-harness-files",
+        kind: Kind::Flag,
+        metavar: None,
+        choices: &[],
+        help: "Ignore the harness's files beside captures (events.jsonl, the capture side); \
+               scenario and parameters are still recorded",
+        default: |_| Value::Bool(false),
+        set: |r, v| {
+            r.harness_files = !v.extract::<bool>()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "max_associations",
+        flag: "--max-associations",
+        kind: Kind::Int,
+        metavar: Some("N"),
+        choices: &[],
+        help: "Associations alive at once; past it, packets of further ones are counted as not \
+               tracked and the file reports the limit reached",
+        default: |s| Value::Int(s.max_associations as u64),
+        set: |r, v| {
+            r.settings.max_associations = v.extract()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "max_paths",
+        flag: "--max-paths",
+        kind: Kind::Int,
+        metavar: Some("N"),
+        choices: &[],
+        help: "Paths (address pairs) of one association",
+        default: |s| Value::Int(s.max_paths as u64),
+        set: |r, v| {
+            r.settings.max_paths = v.extract()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "max_addresses",
+        flag: "--max-addresses",
+        kind: Kind::Int,
+        metavar: Some("N"),
+        choices: &[],
+        help: "Addresses of one endpoint",
+        default: |s| Value::Int(s.max_addresses as u64),
+        set: |r, v| {
+            r.settings.max_addresses = v.extract()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "tsn_window",
+        flag: "--tsn-window",
+        kind: Kind::Int,
+        metavar: Some("N"),
+        choices: &[],
+        help: "Outstanding TSNs remembered per data direction",
+        default: |s| Value::Int(s.tsn_window as u64),
+        set: |r, v| {
+            r.settings.tsn_window = v.extract()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "max_events",
+        flag: "--max-events",
+        kind: Kind::Int,
+        metavar: Some("N"),
+        choices: &[],
+        help: "Events of one association held at once until they are written (a long \
+               association writes them in parts of 256)",
+        default: |s| Value::Int(s.max_events as u64),
+        set: |r, v| {
+            r.settings.max_events = v.extract()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "filter",
+        flag: "--filter",
+        kind: Kind::Text,
+        metavar: Some("EXPR"),
+        choices: &[],
+        help: "Analyse only the frames this capture filter accepts (libpcap syntax, as \
+               `tcpdump -r FILE EXPR`); the others are counted as filtered out",
+        default: |_| Value::Nothing,
+        set: |r, v| {
+            r.filter = v.extract()?;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "max_reassembly",
+        flag: "--max-reassembly",
+        kind: Kind::Int,
+        metavar: Some("N"),
+        choices: &[],
+        help: "Fragmented IP datagrams in reassembly at once",
+        default: |s| Value::Int(s.max_reassembly as u64),
+        set: |r, v| {
+            r.settings.max_reassembly = v.extract()?;
+            Ok(())
+        },
+    },
+];
+
+/// The keyword `harness_files=False`, the API's spelling before
+/// `no_harness_files` (kept: scripts use it).
+const HARNESS_FILES_ALIAS: &str = "harness_files";
+
+/// Keyword arguments → what they ask for. Unknown keywords are a
+/// TypeError, values of the wrong type a TypeError, bad values a
+/// ValueError.
+pub fn request_from(options: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<Request> {
+    let mut request = Request::default();
+    let Some(options) = options else {
+        return Ok(request);
+    };
+    for (key, value) in options.iter() {
+        let key: String = key.extract()?;
+        if key == HARNESS_FILES_ALIAS {
+            request.harness_files = value.extract()?;
+            continue;
+        }
+        let spec = SPECS.iter().find(|s| s.name == key).ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "unknown option {key:?} (see sctp_handover.ANALYSIS_OPTIONS)"
+            ))
+        })?;
+        (spec.set)(&mut request, &value)?;
+    }
+    if request.no_pf {
+        request.settings.pf_retrans = None;
+    }
+    Ok(request)
+}
+
+/// One analysis option, as `sctp_handover.ANALYSIS_OPTIONS` lists it.
+#[pyclass(
+    module = "sctp_handover._native",
+    name = "AnalysisOption",
+    frozen,
+    get_all
+)]
+pub struct AnalysisOption {
+    /// The keyword argument (`rto_min_ms`).
+    name: &'static str,
+    /// The command line's flag (`--rto-min-ms`).
+    flag: &'static str,
+    /// flag, int, int_list, path, choice or text.
+    kind: &'static str,
+    /// The value used when the option is not given.
+    default: Py<PyAny>,
+    /// The values a `choice` takes (empty for the other kinds).
+    choices: Vec<&'static str>,
+    /// The placeholder of the value in help texts (None: the flag's name).
+    metavar: Option<&'static str>,
+    /// What the option does (the words of `sctp-handover analyze --help`).
+    help: &'static str,
+}
+
+#[pymethods]
+impl AnalysisOption {
+    fn __repr__(&self) -> String {
+        format!("AnalysisOption(name={:?}, flag={:?})", self.name, self.flag)
+    }
+}
+
+fn value_to_py(py: Python<'_>, value: Value) -> PyResult<Py<PyAny>> {
+    Ok(match value {
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
+        Value::Int(n) => n.into_pyobject(py)?.into_any().unbind(),
+        Value::SignedInt(n) => n.into_pyobject(py)?.into_any().unbind(),
+        Value::Ints(ns) => PyList::new(py, ns)?.into_any().unbind(),
+        Value::Text(t) => t.into_pyobject(py)?.into_any().unbind(),
+        Value::Nothing => py.None(),
+    })
+}
+
+/// The list as Python sees it: a tuple of [`AnalysisOption`].
+pub fn exported<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+    let defaults = Settings::default();
+    let mut out = Vec::with_capacity(SPECS.len());
+    for spec in SPECS {
+        out.push(Bound::new(
+            py,
+            AnalysisOption {
+                name: spec.name,
+                flag: spec.flag,
+                kind: spec.kind.name(),
+                default: value_to_py(py, (spec.default)(&defaults))?,
+                choices: spec.choices.to_vec(),
+                metavar: spec.metavar,
+                help: spec.help,
+            },
+        )?);
+    }
+    PyTuple::new(py, out)
+}
