@@ -3,75 +3,61 @@
 -- identity, data path switches and their interrupt, retransmissions and
 -- duplicates, and the inferred path state (potentially failed, inactive,
 -- active, error counter cleared, spurious T3 expiry). The logic lives in
--- the pure-Lua core (sctpho_core.lua, sctpho_wire.lua); this file is the
--- thin Wireshark binding.
+-- the pure-Lua core (sctpho_core.lua, sctpho_wire.lua) and the field table
+-- generated from the analyzer's descriptors (sctpho_fields.lua); this file
+-- is the thin Wireshark binding.
 --
 --   tshark -X lua_script:dissector/sctpho.lua -r capture.pcap -Y sctpho
---   (or copy the three .lua files to ~/.local/lib/wireshark/plugins/)
+--   (or `make install-plugin`: this file into the personal plugins folder,
+--   ~/.local/lib/wireshark/plugins, the modules beside it in
+--   ~/.local/lib/wireshark/sctpho-lua, where `require` finds them and
+--   Wireshark, which loads every .lua file under the plugins folder as a
+--   plugin of its own, does not look)
 
 local here = (debug.getinfo(1, "S").source or ""):match("^@(.*[/\\])") or "./"
-package.path = here .. "?.lua;" .. package.path
+-- The modules beside this file (a checkout's dissector/), or installed.
+package.path = here .. "?.lua;" .. here .. "../sctpho-lua/?.lua;" .. package.path
 local Core = require("sctpho_core")
 local W = require("sctpho_wire")
+local DESCRIPTORS = require("sctpho_fields")
 
 local proto = Proto("sctpho", "SCTP Handover")
 
-local function framenum(abbr, name, kind)
-  if frametype and kind then
-    return ProtoField.framenum(abbr, name, base.NONE, kind)
+-- The fields and expert infos, from the descriptors the C tier registers
+-- too: F[key] and E[key], in the descriptors' order.
+local function protofield(d)
+  local t = d.type
+  if t == "uint16" or t == "uint32" then
+    return ProtoField[t](d.abbrev, d.name, base.DEC, nil, nil, d.blurb)
+  elseif t == "double" then
+    return ProtoField.double(d.abbrev, d.name, d.blurb)
+  elseif t == "string" then
+    -- (BASE_NONE, as the C tier registers it: a display must be given for
+    -- the description to be taken as one)
+    return ProtoField.string(d.abbrev, d.name, base.ASCII or base.NONE, d.blurb)
+  elseif t == "bool" then
+    return ProtoField.bool(d.abbrev, d.name, nil, nil, nil, d.blurb)
+  elseif t == "framenum" then
+    -- (frametype: Wireshark 3.6 and later)
+    local kind = frametype and d.frametype and frametype[d.frametype] or nil
+    return ProtoField.framenum(d.abbrev, d.name, base.NONE, kind, nil, d.blurb)
   end
-  return ProtoField.framenum(abbr, name)
+  error("sctpho_fields.lua: field " .. d.abbrev .. " of unknown type " .. tostring(t))
 end
 
-local F = {
-  assoc = ProtoField.uint32("sctpho.assoc", "Association"),
-  path = ProtoField.uint16("sctpho.path", "Path"),
-  path_src = ProtoField.string("sctpho.path.src", "Path source"),
-  path_dst = ProtoField.string("sctpho.path.dst", "Path destination"),
-  direction = ProtoField.string("sctpho.direction", "Direction (sending endpoint > receiving)"),
-  event = ProtoField.string("sctpho.event", "Event"),
-  asconf_serial = ProtoField.uint32("sctpho.asconf.serial", "ASCONF serial number"),
-  asconf_ack_frame = framenum("sctpho.asconf.ack_frame", "ASCONF-ACK in frame", frametype and frametype.RESPONSE),
-  asconf_request_frame = framenum("sctpho.asconf.request_frame", "ASCONF in frame", frametype and frametype.REQUEST),
-  asconf_rtt = ProtoField.double("sctpho.asconf.rtt", "ASCONF round trip (ms)"),
-  asconf_result = ProtoField.string("sctpho.asconf.result", "ASCONF result (correlation id, request, outcome)"),
-  asconf_retransmission = ProtoField.bool("sctpho.asconf.retransmission", "ASCONF retransmission (serial sent before)"),
-  asconf_transmission = ProtoField.uint32("sctpho.asconf.transmission", "ASCONF transmission of the serial (1: first)"),
-  asconf_first_frame = framenum("sctpho.asconf.first_frame", "First transmission of the serial in frame"),
-  asconf_repeated = ProtoField.bool("sctpho.asconf.repeated", "ASCONF-ACK repeated (serial answered before)"),
-  hb_ack_frame = framenum("sctpho.hb.ack_frame", "HEARTBEAT ACK in frame", frametype and frametype.RESPONSE),
-  hb_request_frame = framenum("sctpho.hb.request_frame", "HEARTBEAT in frame", frametype and frametype.REQUEST),
-  hb_rtt = ProtoField.double("sctpho.hb.rtt", "Heartbeat RTT of the probed path (ms)"),
-  hb_path = ProtoField.uint16("sctpho.hb.path", "Probed path"),
-  switch_from = ProtoField.uint16("sctpho.switch.from_path", "Switched from path"),
-  switch_to = ProtoField.uint16("sctpho.switch.to_path", "Switched to path"),
-  switch_kind = ProtoField.string("sctpho.switch.kind", "Switch kind"),
-  switch_interrupt = ProtoField.double("sctpho.switch.interrupt", "Data interrupt (ms)"),
-  switch_last_old = framenum("sctpho.switch.last_old_frame", "Last DATA on the old path"),
-  switch_first_new = framenum("sctpho.switch.first_new_frame", "First DATA on the new path"),
-  path_state = ProtoField.string("sctpho.path.state", "Inferred path state entered (potentially_failed, inactive, active)"),
-  path_state_path = ProtoField.uint16("sctpho.path.state_path", "Path whose inferred state changed"),
-}
-local list = {}
-for _, f in pairs(F) do list[#list + 1] = f end
+local F, list = {}, {}
+for _, d in ipairs(DESCRIPTORS.fields) do
+  F[d.key] = protofield(d)
+  list[#list + 1] = F[d.key]
+end
 proto.fields = list
 
-local E = {
-  switch = ProtoExpert.new("sctpho.expert.switch", "Data path switch", expert.group.SEQUENCE, expert.severity.NOTE),
-  no_ack = ProtoExpert.new("sctpho.expert.no_ack", "ASCONF without ASCONF-ACK", expert.group.SEQUENCE, expert.severity.WARN),
-  ack_error = ProtoExpert.new("sctpho.expert.ack_error", "ASCONF-ACK error cause", expert.group.RESPONSE_CODE, expert.severity.WARN),
-  unconfirmed = ProtoExpert.new("sctpho.expert.unconfirmed", "DATA to an unconfirmed address", expert.group.SEQUENCE, expert.severity.NOTE),
-  duplicate = ProtoExpert.new("sctpho.expert.duplicate", "Duplicate TSN", expert.group.SEQUENCE, expert.severity.NOTE),
-  malformed = ProtoExpert.new("sctpho.expert.malformed", "Input the plugin could not decode", expert.group.MALFORMED, expert.severity.NOTE),
-  asconf_retransmission = ProtoExpert.new("sctpho.expert.asconf_retransmission", "ASCONF retransmission", expert.group.SEQUENCE, expert.severity.NOTE),
-  potentially_failed = ProtoExpert.new("sctpho.expert.potentially_failed", "Path inferred potentially failed", expert.group.SEQUENCE, expert.severity.WARN),
-  inactive = ProtoExpert.new("sctpho.expert.inactive", "Path inferred inactive", expert.group.SEQUENCE, expert.severity.WARN),
-  active = ProtoExpert.new("sctpho.expert.active", "Path active again", expert.group.SEQUENCE, expert.severity.NOTE),
-  counter_cleared = ProtoExpert.new("sctpho.expert.counter_cleared", "Path error counter cleared", expert.group.SEQUENCE, expert.severity.CHAT),
-  spurious_expiry = ProtoExpert.new("sctpho.expert.spurious_expiry", "Spurious T3 expiry", expert.group.SEQUENCE, expert.severity.NOTE),
-}
-proto.experts = { E.switch, E.no_ack, E.ack_error, E.unconfirmed, E.duplicate, E.malformed, E.asconf_retransmission,
-  E.potentially_failed, E.inactive, E.active, E.counter_cleared, E.spurious_expiry }
+local E, experts = {}, {}
+for _, d in ipairs(DESCRIPTORS.experts) do
+  E[d.key] = ProtoExpert.new(d.abbrev, d.summary, expert.group[d.group], expert.severity[d.severity])
+  experts[#experts + 1] = E[d.key]
+end
+proto.experts = experts
 
 proto.prefs.prescan = Pref.bool("Pre-scan the capture file", true,
   "Read the whole capture file (named on the command line) once at the start, so that "
@@ -270,11 +256,9 @@ local function feed_frame(tvb, pinfo)
     src, dst, sctp = guess_sctp(bytes)
   end
   if src then
-    -- pinfo.abs_ts is a double: exact to the microsecond at today's
-    -- epoch, not to the nanosecond, so round to whole microseconds.
-    local us = math.floor(pinfo.abs_ts * 1e6 + 0.5)
-    local sec = math.floor(us / 1e6)
-    core:packet(pinfo.number, sec, (us - sec * 1e6) * 1000, src, dst, sctp)
+    -- (to the microsecond: see W.split_abs_ts)
+    local sec, nsec = W.split_abs_ts(pinfo.abs_ts)
+    core:packet(pinfo.number, sec, nsec, src, dst, sctp)
   end
 end
 
@@ -370,12 +354,12 @@ local function annotate(v, a, pinfo, tree, unanswered, w)
     end
     local s = a.switch
     if s then
-      if w.switch_from then add(t, F.switch_from, s.from_path) end
-      if w.switch_to then add(t, F.switch_to, s.to_path) end
+      if w.switch_from_path then add(t, F.switch_from_path, s.from_path) end
+      if w.switch_to_path then add(t, F.switch_to_path, s.to_path) end
       if w.switch_kind then add(t, F.switch_kind, s.kind) end
       if s.interrupt and w.switch_interrupt then add(t, F.switch_interrupt, s.interrupt) end
-      if s.last_old and w.switch_last_old then add(t, F.switch_last_old, s.last_old) end
-      if s.first_new and w.switch_first_new then add(t, F.switch_first_new, s.first_new) end
+      if s.last_old and w.switch_last_old_frame then add(t, F.switch_last_old_frame, s.last_old) end
+      if s.first_new and w.switch_first_new_frame then add(t, F.switch_first_new_frame, s.first_new) end
       pinfo.cols.info:append(string.format(" [%s path switch %d->%d]", s.kind, s.from_path, s.to_path))
     end
     for _, state in ipairs(a.path_states or NO_RESULTS) do

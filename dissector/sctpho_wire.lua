@@ -495,6 +495,17 @@ function M.read_capture(path, on_frame)
   return ok, err
 end
 
+-- A time as Wireshark gives it to Lua (pinfo.abs_ts: seconds in a double,
+-- exact to the microsecond at today's epoch, not to the nanosecond) as
+-- whole seconds and nanoseconds, rounded to the microsecond. Integers under
+-- Lua 5.3+ too (math.floor gives integers there, and the literals are
+-- integers), as the pre-scan's times are: a float would show as "5.0".
+function M.split_abs_ts(abs_ts)
+  local us = floor(abs_ts * 1000000 + 0.5)
+  local sec = floor(us / 1000000)
+  return sec, (us - sec * 1000000) * 1000
+end
+
 -- The first frame of a capture file, from its first 64 KiB: its captured
 -- length and time (sec, nsec); nil when there is none there.
 function M.first_frame(path)

@@ -64,7 +64,7 @@ home_c=$bench/home-c
 ws_version=$(tshark -v 2>/dev/null | head -1 | grep -oE '[0-9]+\.[0-9]+' | head -1)
 rm -rf "$home_plain" "$home_c"
 mkdir -p "$home_plain/lua" "$home_c/.local/lib/wireshark/plugins/$ws_version/epan"
-cp dissector/sctpho.lua dissector/sctpho_core.lua dissector/sctpho_wire.lua "$home_plain/lua/"
+cp dissector/sctpho.lua dissector/sctpho_core.lua dissector/sctpho_wire.lua dissector/sctpho_fields.lua "$home_plain/lua/"
 cp "$c_plugin" "$home_c/.local/lib/wireshark/plugins/$ws_version/epan/sctpho.so"
 [[ -z $user ]] || chown -R "$user" "$home_plain" "$home_c"
 lua=$home_plain/lua/sctpho.lua

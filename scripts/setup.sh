@@ -5,14 +5,16 @@
 set -euo pipefail
 
 # tshark: reference decoder for tests; tcpdump, user-mode-linux, iproute2,
-# kmod, ethtool: the replay harness; lua5.2: the dissector's core tests;
+# kmod, ethtool: the replay harness; lua5.2, lua5.3, lua5.4: the
+# dissector's pure-Lua core tests (make lua-test runs them under each:
+# Wireshark 4.0 embeds Lua 5.2, 4.4 and later only 5.3 or 5.4);
 # wireshark-dev, cmake, gcc: the C plugin (built with the plugin SDK);
 # python3-venv: the virtual environment holding pyarrow, the second reader
 # of the tables in the tests; chromium: the browser the reports are opened
 # in (headless) by the tests; libpcap-dev: capture filters (--filter);
 # tcpreplay: replays captures into a veth pair for the live capture test
 # (tests/watch_live.rs) and `make bench-live`.
-PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2 wireshark-dev cmake gcc python3-venv chromium libpcap-dev tcpreplay)
+PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2 lua5.3 lua5.4 wireshark-dev cmake gcc python3-venv chromium libpcap-dev tcpreplay)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

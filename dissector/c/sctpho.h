@@ -15,7 +15,7 @@ typedef enum {
 } sctpho_kind;
 
 typedef struct {
-    uint32_t field; /* index into field_names (expert_names for experts) */
+    uint32_t field; /* index into sctpho_fields() (sctpho_experts() for experts) */
     sctpho_kind kind;
     uint64_t uint;
     double dbl;
@@ -38,6 +38,64 @@ typedef struct {
     const uint8_t *data;
     size_t len;
 } sctpho_frame;
+
+/* The plugin's fields and expert infos, described by the analyzer's side
+ * (dissector/c/ffi/src/fields.rs; the Lua tier's table is generated from
+ * the same): registered from these at run time. */
+typedef enum {
+    SCTPHO_FT_UINT16 = 0,
+    SCTPHO_FT_UINT32 = 1,
+    SCTPHO_FT_DOUBLE = 2,
+    SCTPHO_FT_STRING = 3,
+    SCTPHO_FT_BOOLEAN = 4,
+    SCTPHO_FT_FRAMENUM = 5,
+} sctpho_field_type;
+
+typedef enum {
+    SCTPHO_BASE_NONE = 0,
+    SCTPHO_BASE_DEC = 1,
+} sctpho_field_display;
+
+/* What a frame-number field points at (FT_FRAMENUM_*). */
+typedef enum {
+    SCTPHO_FRAME_NONE = 0,
+    SCTPHO_FRAME_REQUEST = 1,
+    SCTPHO_FRAME_RESPONSE = 2,
+} sctpho_frame_role;
+
+typedef struct {
+    const char *abbrev; /* filter name, e.g. "sctpho.asconf.rtt" */
+    const char *name;
+    const char *blurb; /* what it means */
+    sctpho_field_type type;
+    sctpho_field_display display;
+    sctpho_frame_role role;
+} sctpho_field_info;
+
+typedef enum {
+    SCTPHO_GROUP_SEQUENCE = 0,
+    SCTPHO_GROUP_RESPONSE_CODE = 1,
+    SCTPHO_GROUP_MALFORMED = 2,
+} sctpho_expert_group;
+
+typedef enum {
+    SCTPHO_SEVERITY_CHAT = 0,
+    SCTPHO_SEVERITY_NOTE = 1,
+    SCTPHO_SEVERITY_WARN = 2,
+} sctpho_expert_severity;
+
+typedef struct {
+    const char *abbrev;
+    const char *summary;
+    sctpho_expert_group group;
+    sctpho_expert_severity severity;
+} sctpho_expert_info;
+
+/* The fields and expert infos (*count of them; static, never freed). */
+const sctpho_field_info *sctpho_fields(size_t *count);
+const sctpho_expert_info *sctpho_experts(size_t *count);
+/* The analyzer crate's version (Cargo's). */
+const char *sctpho_version(void);
 
 typedef struct sctpho_analysis sctpho_analysis;
 
@@ -72,6 +130,9 @@ void sctpho_feed(sctpho_analysis *a, const sctpho_frame *frame);
 /* The frame's items, valid until the next call; complete: nonzero when
  * the capture has been read (a re-dissection). */
 const sctpho_item *sctpho_frame_items(sctpho_analysis *a, uint64_t frame, int complete, size_t *count);
+/* The Statistics text (`tshark -z sctpho`), the same as the Lua tier's,
+ * over the frames analysed so far; valid until the next call. */
+const char *sctpho_summary(sctpho_analysis *a);
 void sctpho_free(sctpho_analysis *a);
 
 #endif

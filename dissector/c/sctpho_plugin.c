@@ -4,8 +4,11 @@
  * library): over the capture file named on the command line, read once at
  * the first packet (in tshark, from the plugin's loading on when the
  * command line surely uses the output), or else over the frames as
- * Wireshark first dissects them. This file only registers the fields,
- * hands each frame over and adds the analyzer's per-frame items.
+ * Wireshark first dissects them. This file only registers the fields and
+ * expert infos the analyzer's side describes (sctpho_fields(),
+ * sctpho_experts()), hands each frame over, adds the analyzer's per-frame
+ * items, and prints the analyzer's Statistics text (`-z sctpho`,
+ * Statistics > SCTP Handover).
  */
 #define WS_BUILD_DLL
 #include <wireshark.h>
@@ -14,6 +17,8 @@
 #include <epan/expert.h>
 #include <epan/prefs.h>
 #include <epan/tap.h>
+#include <epan/stat_tap_ui.h>
+#include <epan/funnel.h>
 #include <wiretap/wtap.h>
 #include <wiretap/pcap-encap.h>
 #include <stdio.h>
@@ -21,45 +26,33 @@
 
 #include "sctpho.h"
 
+/* The analyzer crate's version, from its Cargo.toml (CMakeLists.txt);
+ * checked against the linked library's at registration. */
 #ifndef SCTPHO_VERSION
-#define SCTPHO_VERSION "0.1.0"
+#error "SCTPHO_VERSION: build with dissector/c/CMakeLists.txt (it reads ffi/Cargo.toml)"
 #endif
 
 WS_DLL_PUBLIC_DEF const gchar plugin_version[] = SCTPHO_VERSION;
 WS_DLL_PUBLIC_DEF const int plugin_want_major = WIRESHARK_VERSION_MAJOR;
 WS_DLL_PUBLIC_DEF const int plugin_want_minor = WIRESHARK_VERSION_MINOR;
 WS_DLL_PUBLIC void plugin_register(void);
+/* What this plugin is (Wireshark 4.2 and later ask; wsutil/plugins.h). */
+#ifndef WS_PLUGIN_DESC_DISSECTOR
+#define WS_PLUGIN_DESC_DISSECTOR (1UL << 0)
+#endif
+WS_DLL_PUBLIC uint32_t plugin_describe(void);
 
 static int proto_sctpho = -1;
 static gint ett_sctpho = -1;
 
-enum { F_ASSOC, F_PATH, F_SRC, F_DST, F_DIRECTION, F_EVENT, F_ASCONF_SERIAL, F_ASCONF_ACK, F_ASCONF_REQ,
-       F_ASCONF_RTT, F_ASCONF_RESULT, F_ASCONF_RETRANSMISSION, F_ASCONF_TRANSMISSION, F_ASCONF_FIRST,
-       F_ASCONF_REPEATED, F_HB_ACK, F_HB_REQ, F_HB_RTT, F_HB_PATH, F_SW_FROM, F_SW_TO, F_SW_KIND,
-       F_SW_INTERRUPT, F_SW_LAST_OLD, F_SW_FIRST_NEW, F_PATH_STATE, F_PATH_STATE_PATH, F_COUNT };
-static int hf[F_COUNT];
-
-/* Field order shared with dissector/c/ffi (FIELDS): items carry the index. */
-static const char *const field_names[F_COUNT] G_GNUC_UNUSED = {
-    "sctpho.assoc", "sctpho.path", "sctpho.path.src", "sctpho.path.dst", "sctpho.direction", "sctpho.event",
-    "sctpho.asconf.serial", "sctpho.asconf.ack_frame", "sctpho.asconf.request_frame", "sctpho.asconf.rtt",
-    "sctpho.asconf.result", "sctpho.asconf.retransmission", "sctpho.asconf.transmission",
-    "sctpho.asconf.first_frame", "sctpho.asconf.repeated",
-    "sctpho.hb.ack_frame", "sctpho.hb.request_frame", "sctpho.hb.rtt", "sctpho.hb.path",
-    "sctpho.switch.from_path", "sctpho.switch.to_path", "sctpho.switch.kind", "sctpho.switch.interrupt",
-    "sctpho.switch.last_old_frame", "sctpho.switch.first_new_frame",
-    "sctpho.path.state", "sctpho.path.state_path",
-};
-
-enum { E_SWITCH, E_NO_ACK, E_ACK_ERROR, E_UNCONFIRMED, E_DUPLICATE, E_MALFORMED, E_ASCONF_RETRANSMISSION,
-       E_POTENTIALLY_FAILED, E_INACTIVE, E_ACTIVE, E_COUNTER_CLEARED, E_SPURIOUS_EXPIRY, E_COUNT };
-static expert_field ei[E_COUNT];
-static const char *const expert_names[E_COUNT] G_GNUC_UNUSED = {
-    "sctpho.expert.switch", "sctpho.expert.no_ack", "sctpho.expert.ack_error", "sctpho.expert.unconfirmed",
-    "sctpho.expert.duplicate", "sctpho.expert.malformed", "sctpho.expert.asconf_retransmission",
-    "sctpho.expert.potentially_failed", "sctpho.expert.inactive", "sctpho.expert.active",
-    "sctpho.expert.counter_cleared", "sctpho.expert.spurious_expiry",
-};
+/* The fields and expert infos, registered from the analyzer's descriptors:
+ * an item's field indexes them. */
+static int *hf;
+static size_t field_count;
+static expert_field *ei;
+static size_t expert_count;
+/* The expert info the "unconfirmed_note" preference turns off. */
+static size_t expert_unconfirmed = SIZE_MAX;
 
 static gboolean pref_prescan = TRUE;
 static gboolean pref_unconfirmed_note = TRUE;
@@ -417,23 +410,23 @@ static int dissect_sctpho(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
         guint32 f = it->field;
         switch (it->kind) {
         case SCTPHO_UINT:
-            if (f < F_COUNT)
+            if (f < field_count)
                 proto_tree_add_uint(t, hf[f], tvb, 0, 0, (guint32)it->uint);
             break;
         case SCTPHO_BOOL:
-            if (f < F_COUNT)
+            if (f < field_count)
                 proto_tree_add_boolean(t, hf[f], tvb, 0, 0, it->uint != 0);
             break;
         case SCTPHO_DOUBLE:
-            if (f < F_COUNT)
+            if (f < field_count)
                 proto_tree_add_double(t, hf[f], tvb, 0, 0, it->dbl);
             break;
         case SCTPHO_STRING:
-            if (f < F_COUNT)
+            if (f < field_count)
                 proto_tree_add_string(t, hf[f], tvb, 0, 0, it->string);
             break;
         case SCTPHO_EXPERT:
-            if (f < E_COUNT && (f != E_UNCONFIRMED || pref_unconfirmed_note))
+            if (f < expert_count && (f != expert_unconfirmed || pref_unconfirmed_note))
                 expert_add_info_format(pinfo, top, &ei[f], "%s", it->string);
             break;
         case SCTPHO_INFO:
@@ -444,57 +437,147 @@ static int dissect_sctpho(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
     return tvb_captured_length(tvb);
 }
 
+/* The Statistics text over what was analysed (the same as the Lua tier's):
+ * a pre-scan still deferred is made now. */
+static const char *summary_text(void)
+{
+    if (deferred_path) {
+        analysis = prescan(deferred_path);
+        g_free(deferred_path);
+        deferred_path = NULL;
+        if (!analysis)
+            analysis = incremental();
+    }
+    const char *text = analysis ? sctpho_summary(analysis) : NULL;
+    return text ? text : "SCTP Handover: no capture analysed yet";
+}
+
+/* `tshark -z sctpho`: the text, once the capture has been read. */
+static void stat_draw(void *tapdata _U_)
+{
+    printf("%s\n", summary_text());
+}
+
+static void stat_init(const char *opt_arg _U_, void *userdata _U_)
+{
+    static int listener;
+    GString *error = register_tap_listener("frame", &listener, NULL, 0, NULL, NULL, stat_draw, NULL);
+    if (error) {
+        ws_warning("sctpho: -z sctpho: %s", error->str);
+        g_string_free(error, TRUE);
+    }
+}
+
+/* Statistics > SCTP Handover in the GUI: the text in a window. */
+static void stat_menu(gpointer data _U_)
+{
+    const funnel_ops_t *ops = funnel_get_funnel_ops();
+    if (!ops || !ops->new_text_window || !ops->set_text)
+        return;
+    funnel_text_window_t *window = ops->new_text_window(ops->ops_id, "SCTP Handover");
+    ops->set_text(window, summary_text());
+}
+
+static void register_statistics(void)
+{
+    static stat_tap_ui ui = { REGISTER_PACKET_STAT_GROUP_UNSORTED, "SCTP Handover", "sctpho", stat_init, 0, NULL };
+    register_stat_tap_ui(&ui, NULL);
+    funnel_register_menu("SCTP Handover", REGISTER_PACKET_STAT_GROUP_UNSORTED, stat_menu, NULL, NULL, FALSE);
+}
+
+static enum ftenum field_type(sctpho_field_type t)
+{
+    switch (t) {
+    case SCTPHO_FT_UINT16: return FT_UINT16;
+    case SCTPHO_FT_UINT32: return FT_UINT32;
+    case SCTPHO_FT_DOUBLE: return FT_DOUBLE;
+    case SCTPHO_FT_STRING: return FT_STRING;
+    case SCTPHO_FT_BOOLEAN: return FT_BOOLEAN;
+    case SCTPHO_FT_FRAMENUM: return FT_FRAMENUM;
+    }
+    return FT_NONE;
+}
+
+static int field_display(sctpho_field_display d)
+{
+    return d == SCTPHO_BASE_DEC ? BASE_DEC : BASE_NONE;
+}
+
+/* The `strings` of a frame-number field: what it points at. */
+static const void *frame_role(sctpho_frame_role r)
+{
+    switch (r) {
+    case SCTPHO_FRAME_REQUEST: return FRAMENUM_TYPE(FT_FRAMENUM_REQUEST);
+    case SCTPHO_FRAME_RESPONSE: return FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE);
+    case SCTPHO_FRAME_NONE: break;
+    }
+    return NULL;
+}
+
+static int expert_group(sctpho_expert_group g)
+{
+    switch (g) {
+    case SCTPHO_GROUP_SEQUENCE: return PI_SEQUENCE;
+    case SCTPHO_GROUP_RESPONSE_CODE: return PI_RESPONSE_CODE;
+    case SCTPHO_GROUP_MALFORMED: return PI_MALFORMED;
+    }
+    return PI_SEQUENCE;
+}
+
+static int expert_severity(sctpho_expert_severity s)
+{
+    switch (s) {
+    case SCTPHO_SEVERITY_CHAT: return PI_CHAT;
+    case SCTPHO_SEVERITY_NOTE: return PI_NOTE;
+    case SCTPHO_SEVERITY_WARN: return PI_WARN;
+    }
+    return PI_NOTE;
+}
+
+/* The fields and expert infos as the analyzer's side describes them (as
+ * Wireshark's falco_bridge plugin registers the fields its plugins
+ * describe): Wireshark keeps pointers into these arrays, so they live as
+ * long as the process; the strings are the library's static ones. */
+static void register_fields(void)
+{
+    const sctpho_field_info *fields = sctpho_fields(&field_count);
+    hf = g_new(int, field_count);
+    hf_register_info *hfi = g_new0(hf_register_info, field_count);
+    for (size_t i = 0; i < field_count; i++) {
+        const sctpho_field_info *d = &fields[i];
+        hf[i] = -1;
+        hf_register_info r = { &hf[i], { d->name, d->abbrev, field_type(d->type), field_display(d->display),
+                                         d->type == SCTPHO_FT_FRAMENUM ? frame_role(d->role) : NULL, 0, d->blurb,
+                                         HFILL } };
+        hfi[i] = r;
+    }
+    proto_register_field_array(proto_sctpho, hfi, (int)field_count);
+
+    const sctpho_expert_info *experts = sctpho_experts(&expert_count);
+    ei = g_new(expert_field, expert_count);
+    ei_register_info *eii = g_new0(ei_register_info, expert_count);
+    for (size_t i = 0; i < expert_count; i++) {
+        const sctpho_expert_info *d = &experts[i];
+        expert_field unset = EI_INIT;
+        ei[i] = unset;
+        ei_register_info r = { &ei[i], { d->abbrev, expert_group(d->group), expert_severity(d->severity), d->summary,
+                                         EXPFILL } };
+        eii[i] = r;
+        if (strcmp(d->abbrev, "sctpho.expert.unconfirmed") == 0)
+            expert_unconfirmed = i;
+    }
+    expert_module_t *em = expert_register_protocol(proto_sctpho);
+    expert_register_field_array(em, eii, (int)expert_count);
+}
+
 static void proto_register_sctpho(void)
 {
-    static hf_register_info hfi[] = {
-        { &hf[F_ASSOC], { "Association", "sctpho.assoc", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-        { &hf[F_PATH], { "Path", "sctpho.path", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL } },
-        { &hf[F_SRC], { "Path source", "sctpho.path.src", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_DST], { "Path destination", "sctpho.path.dst", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_DIRECTION], { "Direction (sending endpoint > receiving)", "sctpho.direction", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_EVENT], { "Event", "sctpho.event", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_ASCONF_SERIAL], { "ASCONF serial number", "sctpho.asconf.serial", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-        { &hf[F_ASCONF_ACK], { "ASCONF-ACK in frame", "sctpho.asconf.ack_frame", FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0, NULL, HFILL } },
-        { &hf[F_ASCONF_REQ], { "ASCONF in frame", "sctpho.asconf.request_frame", FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0, NULL, HFILL } },
-        { &hf[F_ASCONF_RTT], { "ASCONF round trip (ms)", "sctpho.asconf.rtt", FT_DOUBLE, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_ASCONF_RESULT], { "ASCONF result (correlation id, request, outcome)", "sctpho.asconf.result", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_ASCONF_RETRANSMISSION], { "ASCONF retransmission (serial sent before)", "sctpho.asconf.retransmission", FT_BOOLEAN, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_ASCONF_TRANSMISSION], { "ASCONF transmission of the serial (1: first)", "sctpho.asconf.transmission", FT_UINT32, BASE_DEC, NULL, 0, NULL, HFILL } },
-        { &hf[F_ASCONF_FIRST], { "First transmission of the serial in frame", "sctpho.asconf.first_frame", FT_FRAMENUM, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_ASCONF_REPEATED], { "ASCONF-ACK repeated (serial answered before)", "sctpho.asconf.repeated", FT_BOOLEAN, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_HB_ACK], { "HEARTBEAT ACK in frame", "sctpho.hb.ack_frame", FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0, NULL, HFILL } },
-        { &hf[F_HB_REQ], { "HEARTBEAT in frame", "sctpho.hb.request_frame", FT_FRAMENUM, BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0, NULL, HFILL } },
-        { &hf[F_HB_RTT], { "Heartbeat RTT of the probed path (ms)", "sctpho.hb.rtt", FT_DOUBLE, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_HB_PATH], { "Probed path", "sctpho.hb.path", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL } },
-        { &hf[F_SW_FROM], { "Switched from path", "sctpho.switch.from_path", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL } },
-        { &hf[F_SW_TO], { "Switched to path", "sctpho.switch.to_path", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL } },
-        { &hf[F_SW_KIND], { "Switch kind", "sctpho.switch.kind", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_SW_INTERRUPT], { "Data interrupt (ms)", "sctpho.switch.interrupt", FT_DOUBLE, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_SW_LAST_OLD], { "Last DATA on the old path", "sctpho.switch.last_old_frame", FT_FRAMENUM, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_SW_FIRST_NEW], { "First DATA on the new path", "sctpho.switch.first_new_frame", FT_FRAMENUM, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_PATH_STATE], { "Inferred path state entered (potentially_failed, inactive, active)", "sctpho.path.state", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
-        { &hf[F_PATH_STATE_PATH], { "Path whose inferred state changed", "sctpho.path.state_path", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL } },
-    };
     static gint *ett[] = { &ett_sctpho };
-    static ei_register_info eii[] = {
-        { &ei[E_SWITCH], { "sctpho.expert.switch", PI_SEQUENCE, PI_NOTE, "Data path switch", EXPFILL } },
-        { &ei[E_NO_ACK], { "sctpho.expert.no_ack", PI_SEQUENCE, PI_WARN, "ASCONF without ASCONF-ACK", EXPFILL } },
-        { &ei[E_ACK_ERROR], { "sctpho.expert.ack_error", PI_RESPONSE_CODE, PI_WARN, "ASCONF-ACK error cause", EXPFILL } },
-        { &ei[E_UNCONFIRMED], { "sctpho.expert.unconfirmed", PI_SEQUENCE, PI_NOTE, "DATA to an unconfirmed address", EXPFILL } },
-        { &ei[E_DUPLICATE], { "sctpho.expert.duplicate", PI_SEQUENCE, PI_NOTE, "Duplicate TSN", EXPFILL } },
-        { &ei[E_MALFORMED], { "sctpho.expert.malformed", PI_MALFORMED, PI_NOTE, "Input the plugin could not decode", EXPFILL } },
-        { &ei[E_ASCONF_RETRANSMISSION], { "sctpho.expert.asconf_retransmission", PI_SEQUENCE, PI_NOTE, "ASCONF retransmission", EXPFILL } },
-        { &ei[E_POTENTIALLY_FAILED], { "sctpho.expert.potentially_failed", PI_SEQUENCE, PI_WARN, "Path inferred potentially failed", EXPFILL } },
-        { &ei[E_INACTIVE], { "sctpho.expert.inactive", PI_SEQUENCE, PI_WARN, "Path inferred inactive", EXPFILL } },
-        { &ei[E_ACTIVE], { "sctpho.expert.active", PI_SEQUENCE, PI_NOTE, "Path active again", EXPFILL } },
-        { &ei[E_COUNTER_CLEARED], { "sctpho.expert.counter_cleared", PI_SEQUENCE, PI_CHAT, "Path error counter cleared", EXPFILL } },
-        { &ei[E_SPURIOUS_EXPIRY], { "sctpho.expert.spurious_expiry", PI_SEQUENCE, PI_NOTE, "Spurious T3 expiry", EXPFILL } },
-    };
     proto_sctpho = proto_register_protocol("SCTP Handover", "SCTP Handover", "sctpho");
-    proto_register_field_array(proto_sctpho, hfi, array_length(hfi));
+    if (strcmp(plugin_version, sctpho_version()) != 0)
+        ws_warning("sctpho: plugin %s linked with analyzer library %s", plugin_version, sctpho_version());
+    register_fields();
     proto_register_subtree_array(ett, array_length(ett));
-    expert_module_t *em = expert_register_protocol(proto_sctpho);
-    expert_register_field_array(em, eii, array_length(eii));
     module_t *prefs = prefs_register_protocol(proto_sctpho, NULL);
     prefs_register_bool_preference(prefs, "unconfirmed_note", "Note DATA to unconfirmed addresses",
                                    "Add an expert note to DATA sent to an address not yet confirmed by a HEARTBEAT ACK.",
@@ -532,12 +615,18 @@ static void proto_register_sctpho(void)
                                    10, &pref_rto_max_ms);
     register_init_routine(sctpho_init);
     register_cleanup_routine(sctpho_cleanup);
+    register_statistics();
 }
 
 static void proto_reg_handoff_sctpho(void)
 {
     dissector_handle_t h = create_dissector_handle(dissect_sctpho, proto_sctpho);
     register_postdissector(h);
+}
+
+uint32_t plugin_describe(void)
+{
+    return WS_PLUGIN_DESC_DISSECTOR;
 }
 
 void plugin_register(void)

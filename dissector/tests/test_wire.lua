@@ -136,4 +136,13 @@ t.test("files read a chunk at a time give the same frames, at any chunk size", f
   os.remove(pcapng)
 end)
 
+t.test("wireshark times split into integer seconds and nanoseconds", function()
+  -- 2023-11-14T22:13:20.123457 UTC as a double; "%s" shows a float as
+  -- "123457000.0" under Lua 5.3+.
+  local sec, nsec = W.split_abs_ts(1700000000.123457)
+  t.eq(string.format("%s|%s", sec, nsec), "1700000000|123457000")
+  sec, nsec = W.split_abs_ts(1700000000.9999996)
+  t.eq(string.format("%s|%s", sec, nsec), "1700000001|0", "rounded up to the next second")
+end)
+
 return t

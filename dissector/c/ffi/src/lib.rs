@@ -1,7 +1,10 @@
 //! The C plugin's engine: runs the analyzer over the capture and turns its
 //! events into per-frame annotation items — the same `sctpho.*` fields, in
-//! the same order, as the Lua plugin (dissector/sctpho.lua). The C side
-//! only hands frames over and adds the items to the tree.
+//! the same order, as the Lua plugin (dissector/sctpho.lua), both tiers
+//! registering them from one list of descriptors ([`FIELDS`], [`EXPERTS`])
+//! — and into the Statistics text the Lua tier prints
+//! ([`Analysis::summary`]). The C side only registers what it is given,
+//! hands frames over and adds the items to the tree.
 //!
 //! Two ways in, one pipeline ([`FrameAnalyzer`]): the capture file named on
 //! Wireshark's command line is read once by the analyzer's own reader at
@@ -12,11 +15,19 @@
 //! look-ahead fields are back-filled when its answer arrives, and show on
 //! re-dissection, e.g. `tshark -2`).
 
+mod fields;
+mod summary;
+
+pub use fields::{
+    lua_table, sctpho_experts, sctpho_fields, sctpho_version, Expert, ExpertDescriptor,
+    ExpertGroup, ExpertInfo, ExpertSeverity, Field, FieldDescriptor, FieldDisplay, FieldInfo,
+    FieldType, FrameRole, EXPERTS, FIELDS,
+};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use sctp_handover::analysis::{AnalysisOptions, FrameAnalyzer, FrameOutcome};
 use sctp_handover::capture::{self, link_type};
 use sctp_handover::events::{AsconfOutcome, Event, EventKind, EventSink, Observation};
-use sctp_handover::handover::{HandoverEngine, SwitchClass, RECEIVER_FAILOVER};
+use sctp_handover::handover::{HandoverEngine, SwitchClass};
 use sctp_handover::time::{Nanos, Timestamp};
 use sctp_handover::track::path::{PathStatus, Thresholds};
 use sctp_handover::wire::sctp_param::AsconfOp;
@@ -24,6 +35,7 @@ use std::ffi::{c_char, CStr, CString};
 use std::net::IpAddr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use summary::Summary;
 
 /// What an item is; the C side maps `field` to its registered hf id.
 #[repr(C)]
@@ -39,52 +51,6 @@ pub enum ItemKind {
     /// A boolean field (`uint` 0 or 1).
     Bool = 5,
 }
-
-/// Field and expert names in the order of the C plugin's `field_names`
-/// and `expert_names` tables: an item carries the index.
-pub const FIELDS: [&str; 27] = [
-    "sctpho.assoc",
-    "sctpho.path",
-    "sctpho.path.src",
-    "sctpho.path.dst",
-    "sctpho.direction",
-    "sctpho.event",
-    "sctpho.asconf.serial",
-    "sctpho.asconf.ack_frame",
-    "sctpho.asconf.request_frame",
-    "sctpho.asconf.rtt",
-    "sctpho.asconf.result",
-    "sctpho.asconf.retransmission",
-    "sctpho.asconf.transmission",
-    "sctpho.asconf.first_frame",
-    "sctpho.asconf.repeated",
-    "sctpho.hb.ack_frame",
-    "sctpho.hb.request_frame",
-    "sctpho.hb.rtt",
-    "sctpho.hb.path",
-    "sctpho.switch.from_path",
-    "sctpho.switch.to_path",
-    "sctpho.switch.kind",
-    "sctpho.switch.interrupt",
-    "sctpho.switch.last_old_frame",
-    "sctpho.switch.first_new_frame",
-    "sctpho.path.state",
-    "sctpho.path.state_path",
-];
-pub const EXPERTS: [&str; 12] = [
-    "sctpho.expert.switch",
-    "sctpho.expert.no_ack",
-    "sctpho.expert.ack_error",
-    "sctpho.expert.unconfirmed",
-    "sctpho.expert.duplicate",
-    "sctpho.expert.malformed",
-    "sctpho.expert.asconf_retransmission",
-    "sctpho.expert.potentially_failed",
-    "sctpho.expert.inactive",
-    "sctpho.expert.active",
-    "sctpho.expert.counter_cleared",
-    "sctpho.expert.spurious_expiry",
-];
 
 /// The text of the warning on an ASCONF never answered.
 const NO_ACK: &str = "ASCONF without ASCONF-ACK by the end of the capture";
@@ -102,7 +68,8 @@ fn retransmission_note(transmission: u32, serial: u32, first_frame: Option<u64>)
 
 #[repr(C)]
 pub struct Item {
-    /// Index into FIELDS (or EXPERTS for expert items).
+    /// A [`Field`] (an [`Expert`] for expert items): its index in
+    /// [`FIELDS`] ([`EXPERTS`]), as the C side registered them.
     pub field: u32,
     pub kind: ItemKind,
     pub uint: u64,
@@ -117,8 +84,6 @@ enum Value {
     Bool(bool),
     Double(f64),
     Str(String),
-    Expert(String),
-    Info(String),
 }
 
 /// The packet's association, path, addresses and sending endpoint.
@@ -135,13 +100,15 @@ struct Base {
 #[derive(Debug, Default, Clone)]
 struct Frame {
     events: Vec<&'static str>,
-    asconf: Vec<(&'static str, Value)>,
-    hb: Vec<(&'static str, Value)>,
-    switch: Vec<(&'static str, Value)>,
+    asconf: Vec<(Field, Value)>,
+    hb: Vec<(Field, Value)>,
+    switch: Vec<(Field, Value)>,
+    /// Text appended to the Info column.
+    info: Vec<String>,
     /// `sctpho.path.state` and `sctpho.path.state_path` of each inferred
     /// path state entered here.
-    state: Vec<(&'static str, Value)>,
-    expert: Vec<(&'static str, Value)>,
+    state: Vec<(Field, Value)>,
+    expert: Vec<(Expert, String)>,
 }
 
 /// What a frame without annotations reads as.
@@ -150,6 +117,7 @@ static NO_ANNOTATIONS: Frame = Frame {
     asconf: Vec::new(),
     hb: Vec::new(),
     switch: Vec::new(),
+    info: Vec::new(),
     state: Vec::new(),
     expert: Vec::new(),
 };
@@ -176,9 +144,13 @@ struct Builder {
     confirmed: HashMap<u32, HashSet<IpAddr>>,
     /// ASCONFs not yet acknowledged: (association, sender, serial) → frame.
     open_asconfs: HashMap<(u32, usize, u32), u64>,
-    /// Every path's addresses, by association and path id (both dense,
-    /// numbered in creation order), for the path-state texts.
-    paths: Vec<Vec<(IpAddr, IpAddr)>>,
+    /// Every association and path (both numbered densely in creation
+    /// order; the path-state texts name the paths' addresses), and what
+    /// the Statistics text lists of them.
+    summary: Summary,
+    /// Associations first seen in the frame under analysis: their ports
+    /// are read from the tracker after it.
+    new_associations: Vec<u32>,
     /// Paths inferred potentially failed or inactive now (a transition
     /// back to active says which it was).
     failed: HashMap<(u32, u16), PathStatus>,
@@ -260,11 +232,12 @@ impl Builder {
     /// "path 1 (192.0.2.1 -> 198.51.100.2)"
     fn path_label(&self, association: u32, path: u16) -> String {
         match self
-            .paths
+            .summary
+            .associations
             .get(association as usize)
-            .and_then(|p| p.get(usize::from(path)))
+            .and_then(|a| a.paths.get(usize::from(path)))
         {
-            Some((src, dst)) => format!("path {path} ({src} -> {dst})"),
+            Some(p) => format!("path {path} ({} -> {})", p.src, p.dst),
             None => format!("path {path}"),
         }
     }
@@ -277,26 +250,20 @@ impl Builder {
             EventKind::PathPotentiallyFailed { .. } => (
                 "path_potentially_failed",
                 Some(PathStatus::PotentiallyFailed),
-                "sctpho.expert.potentially_failed",
+                Expert::PotentiallyFailed,
             ),
             EventKind::PathInactive { .. } => (
                 "path_inactive",
                 Some(PathStatus::Inactive),
-                "sctpho.expert.inactive",
+                Expert::Inactive,
             ),
-            EventKind::PathActive { .. } => (
-                "path_active",
-                Some(PathStatus::Active),
-                "sctpho.expert.active",
-            ),
-            EventKind::ErrorCounterCleared { .. } => (
-                "error_counter_cleared",
-                None,
-                "sctpho.expert.counter_cleared",
-            ),
-            EventKind::SpuriousExpiry { .. } => {
-                ("spurious_expiry", None, "sctpho.expert.spurious_expiry")
+            EventKind::PathActive { .. } => {
+                ("path_active", Some(PathStatus::Active), Expert::Active)
             }
+            EventKind::ErrorCounterCleared { .. } => {
+                ("error_counter_cleared", None, Expert::CounterCleared)
+            }
+            EventKind::SpuriousExpiry { .. } => ("spurious_expiry", None, Expert::SpuriousExpiry),
             _ => return,
         };
         let key = (event.association, path);
@@ -310,17 +277,26 @@ impl Builder {
             }
             None => {}
         }
+        match (state, &event.kind) {
+            (Some(s), _) => self
+                .summary
+                .state(event.association, path, s.as_str(), event.frame),
+            (None, EventKind::ErrorCounterCleared { .. }) => {
+                self.summary.cleared(event.association, path)
+            }
+            (None, _) => self.summary.spurious(event.association, path),
+        }
         let label = self.path_label(event.association, path);
         let text = path_state_text(&label, &event.kind, self.thresholds, was);
         let fr = self.frame(event.frame);
         fr.event(name);
         if let Some(s) = state {
             fr.state
-                .push(("sctpho.path.state", Value::Str(s.as_str().to_string())));
+                .push((Field::PathState, Value::Str(s.as_str().to_string())));
             fr.state
-                .push(("sctpho.path.state_path", Value::Uint(u64::from(path))));
+                .push((Field::PathStatePath, Value::Uint(u64::from(path))));
         }
-        fr.expert.push((expert, Value::Expert(text)));
+        fr.expert.push((expert, text));
     }
 }
 
@@ -338,13 +314,12 @@ impl EventSink for Builder {
                 self.frame(f).event("heartbeat_ack");
                 if let (Some(req), Some(rtt)) = (request_frame, rtt_ms) {
                     let fr = self.frame(f);
-                    fr.hb.push(("sctpho.hb.request_frame", Value::Uint(*req)));
-                    fr.hb.push(("sctpho.hb.rtt", Value::Double(*rtt)));
-                    fr.hb
-                        .push(("sctpho.hb.path", Value::Uint(u64::from(*path))));
+                    fr.hb.push((Field::HbRequestFrame, Value::Uint(*req)));
+                    fr.hb.push((Field::HbRtt, Value::Double(*rtt)));
+                    fr.hb.push((Field::HbPath, Value::Uint(u64::from(*path))));
                     self.frame(*req)
                         .hb
-                        .insert(0, ("sctpho.hb.ack_frame", Value::Uint(f)));
+                        .insert(0, (Field::HbAckFrame, Value::Uint(f)));
                 }
             }
             EventKind::PathConfirmed { address, .. } => {
@@ -371,27 +346,35 @@ impl EventSink for Builder {
                     });
                 }
                 fr.asconf
-                    .push(("sctpho.asconf.serial", Value::Uint(u64::from(*serial))));
+                    .push((Field::AsconfSerial, Value::Uint(u64::from(*serial))));
                 fr.asconf
-                    .push(("sctpho.asconf.retransmission", Value::Bool(*retransmission)));
+                    .push((Field::AsconfRetransmission, Value::Bool(*retransmission)));
                 fr.asconf.push((
-                    "sctpho.asconf.transmission",
+                    Field::AsconfTransmission,
                     Value::Uint(u64::from(*transmission)),
                 ));
                 if let Some(first) = first_frame {
                     fr.asconf
-                        .push(("sctpho.asconf.first_frame", Value::Uint(*first)));
+                        .push((Field::AsconfFirstFrame, Value::Uint(*first)));
                 }
                 if *retransmission {
                     fr.expert.push((
-                        "sctpho.expert.asconf_retransmission",
-                        Value::Expert(retransmission_note(*transmission, *serial, *first_frame)),
+                        Expert::AsconfRetransmission,
+                        retransmission_note(*transmission, *serial, *first_frame),
                     ));
                 }
                 // The request an ASCONF-ACK answers (and the one warned
                 // about when none does): the serial's last transmission.
                 self.open_asconfs
                     .insert((event.association, *sender, *serial), f);
+                self.summary.asconf(
+                    event.association,
+                    f,
+                    *sender,
+                    *serial,
+                    *transmission,
+                    requests,
+                );
             }
             EventKind::AsconfAck {
                 serial,
@@ -404,14 +387,13 @@ impl EventSink for Builder {
                 let fr = self.frame(f);
                 fr.event("asconf_ack");
                 fr.asconf
-                    .push(("sctpho.asconf.serial", Value::Uint(u64::from(*serial))));
+                    .push((Field::AsconfSerial, Value::Uint(u64::from(*serial))));
                 if let (Some(req), Some(rtt)) = (request_frame, rtt_ms) {
                     fr.asconf
-                        .push(("sctpho.asconf.request_frame", Value::Uint(*req)));
-                    fr.asconf.push(("sctpho.asconf.rtt", Value::Double(*rtt)));
+                        .push((Field::AsconfRequestFrame, Value::Uint(*req)));
+                    fr.asconf.push((Field::AsconfRtt, Value::Double(*rtt)));
                     if *repeated {
-                        fr.asconf
-                            .push(("sctpho.asconf.repeated", Value::Bool(true)));
+                        fr.asconf.push((Field::AsconfRepeated, Value::Bool(true)));
                     }
                     for r in results {
                         let outcome = match r.outcome {
@@ -423,7 +405,7 @@ impl EventSink for Builder {
                             }
                         };
                         fr.asconf.push((
-                            "sctpho.asconf.result",
+                            Field::AsconfResult,
                             Value::Str(format!(
                                 "{} {} {}: {}",
                                 r.correlation_id,
@@ -434,26 +416,27 @@ impl EventSink for Builder {
                         ));
                         if r.outcome == AsconfOutcome::Error {
                             fr.expert.push((
-                                "sctpho.expert.ack_error",
-                                Value::Expert(format!(
+                                Expert::AckError,
+                                format!(
                                     "ASCONF-ACK reports an error for {} {}: {}",
                                     r.op.name(),
                                     addr(r.address),
                                     r.error_cause.unwrap_or("unknown")
-                                )),
+                                ),
                             ));
                         }
                     }
                     self.open_asconfs.retain(|_, v| *v != *req);
+                    self.summary.asconf_ack(event.association, *serial, *req, f);
                     let ack = f;
                     let reqf = self.frame(*req);
                     let at = reqf
                         .asconf
                         .iter()
-                        .position(|(n, _)| *n == "sctpho.asconf.serial")
+                        .position(|(n, _)| *n == Field::AsconfSerial)
                         .map_or(0, |i| i + 1);
                     reqf.asconf
-                        .insert(at, ("sctpho.asconf.ack_frame", Value::Uint(ack)));
+                        .insert(at, (Field::AsconfAckFrame, Value::Uint(ack)));
                 }
             }
             EventKind::PathPotentiallyFailed { path, .. }
@@ -472,8 +455,8 @@ impl EventSink for Builder {
                 if *already_acked {
                     fr.event("duplicate");
                     fr.expert.push((
-                        "sctpho.expert.duplicate",
-                        Value::Expert(format!("duplicate: TSN {tsn} was already acknowledged")),
+                        Expert::Duplicate,
+                        format!("duplicate: TSN {tsn} was already acknowledged"),
                     ));
                 }
             }
@@ -483,54 +466,43 @@ impl EventSink for Builder {
                 self.engine.emit(event.clone());
                 let h = self.engine.last_handover().cloned();
                 if let Some(h) = h {
-                    let kind = format!("{:?}", h.class).to_lowercase();
+                    let kind = h.class.as_str();
+                    self.summary.switch(&h, kind);
                     let fr = self.frame(f);
                     fr.event("path_switch");
                     if h.class == SwitchClass::Failover {
                         fr.event("failover");
                     }
-                    fr.switch.push((
-                        "sctpho.switch.from_path",
-                        Value::Uint(u64::from(h.from_path)),
-                    ));
                     fr.switch
-                        .push(("sctpho.switch.to_path", Value::Uint(u64::from(h.to_path))));
+                        .push((Field::SwitchFromPath, Value::Uint(u64::from(h.from_path))));
                     fr.switch
-                        .push(("sctpho.switch.kind", Value::Str(kind.clone())));
+                        .push((Field::SwitchToPath, Value::Uint(u64::from(h.to_path))));
+                    fr.switch.push((Field::SwitchKind, Value::Str(kind.into())));
                     if let Some(ms) = h.data_interrupt.ms {
-                        fr.switch
-                            .push(("sctpho.switch.interrupt", Value::Double(ms)));
+                        fr.switch.push((Field::SwitchInterrupt, Value::Double(ms)));
                     }
                     if let Some(p) = h.data_interrupt.from.and_then(|p| p.frame) {
-                        fr.switch
-                            .push(("sctpho.switch.last_old_frame", Value::Uint(p)));
+                        fr.switch.push((Field::SwitchLastOldFrame, Value::Uint(p)));
                     }
                     if let Some(p) = h.data_interrupt.to.and_then(|p| p.frame) {
-                        fr.switch
-                            .push(("sctpho.switch.first_new_frame", Value::Uint(p)));
+                        fr.switch.push((Field::SwitchFirstNewFrame, Value::Uint(p)));
                     }
-                    fr.switch.push((
-                        "",
-                        Value::Info(format!(
-                            " [{kind} path switch {}->{}]",
-                            h.from_path, h.to_path
-                        )),
+                    fr.info.push(format!(
+                        " [{kind} path switch {}->{}]",
+                        h.from_path, h.to_path
                     ));
                     // A failover seen by the receiver says so, as the Lua
-                    // tier does: the reason up to its details in brackets.
-                    let why = match h.class_reason.find(RECEIVER_FAILOVER) {
-                        Some(0) => {
-                            let end = h.class_reason.find(" (").unwrap_or(h.class_reason.len());
-                            format!(" ({})", &h.class_reason[..end])
-                        }
-                        _ => String::new(),
-                    };
+                    // tier does: the old path's silence against its pace.
+                    let why = h
+                        .receiver_silence
+                        .map(|s| format!(" ({})", s.summary()))
+                        .unwrap_or_default();
                     fr.expert.push((
-                        "sctpho.expert.switch",
-                        Value::Expert(format!(
+                        Expert::Switch,
+                        format!(
                             "{kind} path switch from path {} to path {}{why}",
                             h.from_path, h.to_path
-                        )),
+                        ),
                     ));
                 }
                 return;
@@ -558,13 +530,12 @@ impl EventSink for Builder {
                     h.insert(src);
                     h.insert(dst);
                 }
-                // A new path (ids are handed out in order).
-                let a = association as usize;
-                if self.paths.len() <= a {
-                    self.paths.resize_with(a + 1, Vec::new);
-                }
-                if self.paths[a].len() == usize::from(path) {
-                    self.paths[a].push((src, dst));
+                // A new association or path (ids are handed out in order).
+                if self
+                    .summary
+                    .packet(association, frame, path, sender, src, dst)
+                {
+                    self.new_associations.push(association);
                 }
                 self.set_base(
                     frame,
@@ -594,10 +565,8 @@ impl EventSink for Builder {
                 if !in_handshake && !confirmed {
                     let dst = addr(ip);
                     self.frame(frame).expert.push((
-                        "sctpho.expert.unconfirmed",
-                        Value::Expert(format!(
-                            "DATA to {dst}, an address not yet confirmed by a HEARTBEAT ACK"
-                        )),
+                        Expert::Unconfirmed,
+                        format!("DATA to {dst}, an address not yet confirmed by a HEARTBEAT ACK"),
                     ));
                 }
             }
@@ -624,7 +593,8 @@ impl Builder {
             handshake: HashMap::default(),
             confirmed: HashMap::default(),
             open_asconfs: HashMap::default(),
-            paths: Vec::new(),
+            summary: Summary::default(),
+            new_associations: Vec::new(),
             failed: HashMap::default(),
             thresholds: options.track.thresholds(),
         }
@@ -647,9 +617,7 @@ impl Builder {
             }
             _ => return,
         };
-        self.frame(frame)
-            .expert
-            .push(("sctpho.expert.malformed", Value::Expert(text)));
+        self.frame(frame).expert.push((Expert::Malformed, text));
     }
 }
 
@@ -761,6 +729,8 @@ pub struct Analysis {
     addresses: HashMap<IpAddr, CString>,
     /// Strings of the frame asked last.
     scratch: Vec<CString>,
+    /// The Statistics text asked last.
+    summary: CString,
 }
 
 fn c_string(s: &str) -> CString {
@@ -788,6 +758,7 @@ impl Analysis {
             strings: HashMap::default(),
             addresses: HashMap::default(),
             scratch: Vec::new(),
+            summary: CString::default(),
         }
     }
 
@@ -830,6 +801,21 @@ impl Analysis {
         self.last_time = f.timestamp;
         let outcome = self.analyzer.frame(f, &mut self.builder);
         self.builder.outcome(f.number, outcome);
+        for id in self.builder.new_associations.drain(..) {
+            let ports = self
+                .analyzer
+                .association(id)
+                .map(|a| [a.endpoints[0].port, a.endpoints[1].port]);
+            if let Some(a) = self.builder.summary.associations.get_mut(id as usize) {
+                a.ports = ports;
+            }
+        }
+    }
+
+    /// The Statistics text (`tshark -z sctpho`): the same as the Lua
+    /// tier's, over the frames analysed so far.
+    pub fn summary(&self) -> String {
+        self.builder.summary.text()
     }
 
     /// A frame as Wireshark first dissects it, in capture order. Checks it
@@ -884,10 +870,8 @@ impl Analysis {
         if run.is_err() {
             self.broken = true;
             self.builder.frame(number).expert.push((
-                "sctpho.expert.malformed",
-                Value::Expert(
-                    "the analyzer failed on this frame; later frames are not annotated".into(),
-                ),
+                Expert::Malformed,
+                "the analyzer failed on this frame; later frames are not annotated".into(),
             ));
         }
     }
@@ -955,14 +939,39 @@ impl Analysis {
                 .or_insert_with(|| c_string(&addr(a)))
                 .as_ptr()
         };
+        let field = |f: Field| f as u32;
         if let Some(b) = base {
             self.items.extend([
-                item(0, ItemKind::Uint, u64::from(b.association), 0.0, null),
-                item(1, ItemKind::Uint, u64::from(b.path), 0.0, null),
-                item(2, ItemKind::String, 0, 0.0, address(b.src)),
-                item(3, ItemKind::String, 0, 0.0, address(b.dst)),
                 item(
-                    4,
+                    field(Field::Assoc),
+                    ItemKind::Uint,
+                    u64::from(b.association),
+                    0.0,
+                    null,
+                ),
+                item(
+                    field(Field::Path),
+                    ItemKind::Uint,
+                    u64::from(b.path),
+                    0.0,
+                    null,
+                ),
+                item(
+                    field(Field::PathSrc),
+                    ItemKind::String,
+                    0,
+                    0.0,
+                    address(b.src),
+                ),
+                item(
+                    field(Field::PathDst),
+                    ItemKind::String,
+                    0,
+                    0.0,
+                    address(b.dst),
+                ),
+                item(
+                    field(Field::Direction),
                     ItemKind::String,
                     0,
                     0.0,
@@ -970,11 +979,30 @@ impl Analysis {
                 ),
             ]);
         }
-        let index = |field: &str, table: &[&str]| {
-            table.iter().position(|f| *f == field).unwrap_or(0) as u32
-        };
         for e in &f.events {
-            self.items.push(item(5, ItemKind::String, 0, 0.0, kept(e)));
+            self.items
+                .push(item(field(Field::Event), ItemKind::String, 0, 0.0, kept(e)));
+        }
+        for (which, value) in f.asconf.iter().chain(&f.hb).chain(&f.switch) {
+            let at = field(*which);
+            self.items.push(match value {
+                Value::Uint(u) => item(at, ItemKind::Uint, *u, 0.0, null),
+                Value::Bool(b) => item(at, ItemKind::Bool, u64::from(*b), 0.0, null),
+                Value::Double(d) => item(at, ItemKind::Double, 0, *d, null),
+                Value::Str(s) => item(at, ItemKind::String, 0, 0.0, kept(s)),
+            });
+        }
+        for text in &f.info {
+            self.items.push(item(0, ItemKind::Info, 0, 0.0, once(text)));
+        }
+        for (which, value) in &f.state {
+            let at = field(*which);
+            self.items.push(match value {
+                Value::Uint(u) => item(at, ItemKind::Uint, *u, 0.0, null),
+                Value::Bool(b) => item(at, ItemKind::Bool, u64::from(*b), 0.0, null),
+                Value::Double(d) => item(at, ItemKind::Double, 0, *d, null),
+                Value::Str(s) => item(at, ItemKind::String, 0, 0.0, kept(s)),
+            });
         }
         let unanswered = if complete && !f.asconf.is_empty() {
             self.builder
@@ -985,34 +1013,10 @@ impl Analysis {
         } else {
             0
         };
-        let no_ack = (unanswered > 0).then(|| Value::Expert(NO_ACK.to_string()));
-        let extra = no_ack
-            .iter()
-            .flat_map(|v| std::iter::repeat_n(("sctpho.expert.no_ack", v), unanswered));
-        for (field, value) in f
-            .asconf
-            .iter()
-            .chain(&f.hb)
-            .chain(&f.switch)
-            .chain(&f.state)
-            .chain(&f.expert)
-            .map(|(n, v)| (*n, v))
-            .chain(extra)
-        {
-            self.items.push(match value {
-                Value::Uint(u) => item(index(field, &FIELDS), ItemKind::Uint, *u, 0.0, null),
-                Value::Bool(b) => item(
-                    index(field, &FIELDS),
-                    ItemKind::Bool,
-                    u64::from(*b),
-                    0.0,
-                    null,
-                ),
-                Value::Double(d) => item(index(field, &FIELDS), ItemKind::Double, 0, *d, null),
-                Value::Str(s) => item(index(field, &FIELDS), ItemKind::String, 0, 0.0, kept(s)),
-                Value::Expert(s) => item(index(field, &EXPERTS), ItemKind::Expert, 0, 0.0, once(s)),
-                Value::Info(s) => item(0, ItemKind::Info, 0, 0.0, once(s)),
-            });
+        let no_ack = std::iter::repeat_n((Expert::NoAck, NO_ACK), unanswered);
+        for (which, text) in f.expert.iter().map(|(e, t)| (*e, t.as_str())).chain(no_ack) {
+            self.items
+                .push(item(which as u32, ItemKind::Expert, 0, 0.0, once(text)));
         }
         &self.items
     }
@@ -1029,12 +1033,23 @@ impl Analysis {
                         .to_string_lossy()
                         .into_owned()
                 };
+                let field = || {
+                    FIELDS
+                        .get(i.field as usize)
+                        .map_or("?".into(), |d| d.abbrev.to_string_lossy())
+                };
                 match i.kind {
-                    ItemKind::Uint => format!("{}={}", FIELDS[i.field as usize], i.uint),
-                    ItemKind::Bool => format!("{}={}", FIELDS[i.field as usize], i.uint != 0),
-                    ItemKind::Double => format!("{}={}", FIELDS[i.field as usize], i.double),
-                    ItemKind::String => format!("{}={}", FIELDS[i.field as usize], text()),
-                    ItemKind::Expert => format!("{}: {}", EXPERTS[i.field as usize], text()),
+                    ItemKind::Uint => format!("{}={}", field(), i.uint),
+                    ItemKind::Bool => format!("{}={}", field(), i.uint != 0),
+                    ItemKind::Double => format!("{}={}", field(), i.double),
+                    ItemKind::String => format!("{}={}", field(), text()),
+                    ItemKind::Expert => format!(
+                        "{}: {}",
+                        EXPERTS
+                            .get(i.field as usize)
+                            .map_or("?".into(), |d| d.abbrev.to_string_lossy()),
+                        text()
+                    ),
                     ItemKind::Info => format!("info: {}", text()),
                 }
             })
@@ -1266,6 +1281,24 @@ pub unsafe extern "C" fn sctpho_frame_items(
     }
     *count = items.1;
     items.0
+}
+
+/// The Statistics text of the analysis (see [`Analysis::summary`]), valid
+/// until the next call with this analysis; null when `analysis` is null.
+///
+/// # Safety
+/// `analysis` must come from this library and not be freed (or be null).
+#[no_mangle]
+pub unsafe extern "C" fn sctpho_summary(analysis: *mut Analysis) -> *const c_char {
+    // SAFETY: per the contract above.
+    let Some(a) = (unsafe { analysis.as_mut() }) else {
+        return std::ptr::null();
+    };
+    let Ok(text) = catch_unwind(AssertUnwindSafe(|| a.summary())) else {
+        return std::ptr::null();
+    };
+    a.summary = c_string(&text);
+    a.summary.as_ptr()
 }
 
 /// Frees an analysis.

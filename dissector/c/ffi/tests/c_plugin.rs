@@ -2,9 +2,12 @@
 //! run by the real tshark: the same `-T fields` output as the Lua plugin on
 //! every sample capture; a capture read from a pipe (no file name, so
 //! analysed frame by frame) annotated as the named file; broken captures
-//! handled as plain tshark handles them, malformed SCTP marked. Wireshark
-//! does not load binary plugins for root, so tshark runs as an
-//! unprivileged user (created when the test runs as root, as in CI).
+//! handled as plain tshark handles them, malformed SCTP marked; installed
+//! where the Wireshark it was built against looks, with its version, the
+//! fields the descriptors give (as the Lua tier's) and the Lua tier's
+//! statistics (`-z sctpho`). Wireshark does not load binary plugins for
+//! root, so tshark runs as an unprivileged user (created when the test runs
+//! as root, as in CI).
 
 #[path = "../../../../analyzer/tests/common/mod.rs"]
 mod common;
@@ -40,6 +43,10 @@ fn is_root() -> bool {
 struct Env {
     user: Option<&'static str>,
     home: PathBuf,
+    /// Where `build.sh --install` put sctpho.so in `home`.
+    installed: PathBuf,
+    /// The Lua plugin installed by `make install-plugin` (and no C plugin).
+    lua_home: PathBuf,
     /// The C plugin installed, with `sctpho.prescan: FALSE` in the user's
     /// preferences file.
     no_prescan_home: PathBuf,
@@ -67,15 +74,27 @@ fn env() -> &'static Env {
         };
         let base = common::tempdir("c-plugin");
         let (home, plain_home, work) = (base.join("home"), base.join("plain"), base.join("work"));
-        let so = run(&mut Command::new(
-            common::repo_root().join("dissector/c/build.sh"),
-        ));
         let no_prescan_home = base.join("no-prescan");
-        for h in [&home, &no_prescan_home] {
-            let dir = h.join(".local/lib/wireshark/plugins/4.0/epan");
-            std::fs::create_dir_all(&dir).expect("plugin dir");
-            std::fs::copy(so.trim(), dir.join("sctpho.so")).expect("install plugin");
-        }
+        let install = |h: &Path| {
+            let so = run(
+                Command::new(common::repo_root().join("dissector/c/build.sh"))
+                    .arg("--install")
+                    .arg(h.join(".local/lib/wireshark/plugins")),
+            );
+            PathBuf::from(so.trim())
+        };
+        let installed = install(&home);
+        install(&no_prescan_home);
+        let lua_home = base.join("lua-home");
+        run(Command::new("make")
+            .arg("-C")
+            .arg(common::repo_root())
+            .arg("--no-print-directory")
+            .arg("install-plugin")
+            .arg(format!(
+                "PLUGIN_DIR={}",
+                lua_home.join(".local/lib/wireshark/plugins").display()
+            )));
         let prefs = no_prescan_home.join(".config/wireshark");
         std::fs::create_dir_all(&prefs).expect("preferences dir");
         std::fs::write(prefs.join("preferences"), "sctpho.prescan: FALSE\n")
@@ -85,7 +104,12 @@ fn env() -> &'static Env {
         run(Command::new("chmod").arg("755").arg(&base).arg(&work));
         let lua = work.join("lua");
         std::fs::create_dir_all(&lua).expect("lua dir");
-        for f in ["sctpho.lua", "sctpho_core.lua", "sctpho_wire.lua"] {
+        for f in [
+            "sctpho.lua",
+            "sctpho_core.lua",
+            "sctpho_wire.lua",
+            "sctpho_fields.lua",
+        ] {
             std::fs::copy(common::repo_root().join("dissector").join(f), lua.join(f))
                 .expect("copy the Lua plugin");
         }
@@ -95,11 +119,15 @@ fn env() -> &'static Env {
                 .args(["-R", u])
                 .arg(&home)
                 .arg(&no_prescan_home)
+                .arg(&lua_home)
                 .arg(&plain_home));
         }
+        run(Command::new("chmod").arg("-R").arg("a+rX").arg(&lua_home));
         Env {
             user,
             home,
+            installed,
+            lua_home,
             no_prescan_home,
             plain_home,
             lua_plugin: lua.join("sctpho.lua"),
@@ -124,6 +152,8 @@ enum Tier {
     /// The C plugin, its pre-scan turned off in the preferences file.
     CNoPrescanPrefs,
     Lua,
+    /// The Lua plugin as `make install-plugin` installs it (not `-X`).
+    LuaInstalled,
 }
 
 /// Where tshark reads the capture from.
@@ -144,6 +174,7 @@ fn tshark(tier: Tier, input: Input<'_>, args: &[&str]) -> Output {
         Tier::C => &e.home,
         Tier::CNoPrescanPrefs => &e.no_prescan_home,
         Tier::Plain | Tier::Lua => &e.plain_home,
+        Tier::LuaInstalled => &e.lua_home,
     };
     let mut cmd = match e.user {
         Some(u) => {
@@ -594,4 +625,170 @@ fn output_used_is_the_same_as_with_an_eager_analysis() {
             }
         }
     }
+}
+
+/// The Wireshark tshark is: (major, minor), from `tshark -v`.
+fn wireshark_version() -> (u32, u32) {
+    let out = ok(tshark(Tier::Plain, Input::Nothing, &["-v"]), "tshark -v");
+    let version = out
+        .split_whitespace()
+        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .expect("a version in tshark -v");
+    let mut parts = version
+        .split('.')
+        .map(|p| p.parse::<u32>().expect("number"));
+    (parts.next().expect("major"), parts.next().expect("minor"))
+}
+
+#[test]
+fn installed_where_its_wireshark_looks_with_the_crates_version() {
+    let (major, minor) = wireshark_version();
+    let installed = &env().installed;
+    assert!(
+        installed.ends_with(format!(
+            ".local/lib/wireshark/plugins/{major}.{minor}/epan/sctpho.so"
+        )),
+        "{}",
+        installed.display()
+    );
+    let plugins = ok(
+        tshark(Tier::C, Input::Nothing, &["-G", "plugins"]),
+        "-G plugins",
+    );
+    let line = plugins
+        .lines()
+        .find(|l| l.starts_with("sctpho.so"))
+        .unwrap_or_else(|| panic!("sctpho.so not loaded: {plugins}"));
+    let columns: Vec<&str> = line.split('\t').map(str::trim).collect();
+    assert_eq!(
+        columns,
+        [
+            "sctpho.so",
+            env!("CARGO_PKG_VERSION"),
+            "dissector",
+            installed.to_str().expect("utf-8 path")
+        ]
+    );
+    // The Lua tier's modules are not loaded as plugins of their own.
+    let plugins = ok(
+        tshark(Tier::LuaInstalled, Input::Nothing, &["-G", "plugins"]),
+        "-G plugins (Lua)",
+    );
+    let lua: Vec<&str> = plugins
+        .lines()
+        .filter(|l| l.contains("lua script"))
+        .filter_map(|l| l.split('\t').next())
+        .collect();
+    assert_eq!(lua, ["sctpho.lua"], "{plugins}");
+}
+
+/// `tshark -G fields` for the plugin as the descriptors give it.
+fn described_fields() -> String {
+    use sctpho_ffi::{FieldType, EXPERTS, FIELDS};
+    let mut out = String::from("P\tSCTP Handover\tsctpho\n");
+    for d in &FIELDS {
+        let (ft, base) = match d.kind {
+            FieldType::Uint16 => ("FT_UINT16", "BASE_DEC"),
+            FieldType::Uint32 => ("FT_UINT32", "BASE_DEC"),
+            FieldType::Double => ("FT_DOUBLE", ""),
+            FieldType::String => ("FT_STRING", ""),
+            // (tshark prints a boolean's base as its bit width: none)
+            FieldType::Boolean => ("FT_BOOLEAN", "0"),
+            FieldType::FrameNum => ("FT_FRAMENUM", ""),
+        };
+        out.push_str(&format!(
+            "F\t{}\t{}\t{ft}\tsctpho\t{base}\t0x0\t{}\n",
+            d.name.to_string_lossy(),
+            d.abbrev.to_string_lossy(),
+            d.blurb.to_string_lossy()
+        ));
+    }
+    for d in &EXPERTS {
+        out.push_str(&format!(
+            "F\t{}\t{}\tFT_NONE\tsctpho\t\t0x0\t\n",
+            d.summary.to_string_lossy(),
+            d.abbrev.to_string_lossy()
+        ));
+    }
+    out
+}
+
+fn sctpho_fields(tier: Tier) -> String {
+    let all = ok(tshark(tier, Input::Nothing, &["-G", "fields"]), "-G fields");
+    all.lines()
+        .filter(|l| {
+            l.split('\t')
+                .nth(2)
+                .is_some_and(|a| a == "sctpho" || a.starts_with("sctpho."))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn both_tiers_register_the_fields_the_descriptors_give() {
+    let want = described_fields();
+    // Checked by hand: one line of each kind.
+    assert!(want.contains(
+        "F\tASCONF-ACK in frame\tsctpho.asconf.ack_frame\tFT_FRAMENUM\tsctpho\t\t0x0\tThe frame of the ASCONF-ACK that answers this ASCONF\n"
+    ));
+    assert!(want.contains("F\tPath\tsctpho.path\tFT_UINT16\tsctpho\tBASE_DEC\t0x0\t"));
+    assert_eq!(want.lines().count(), 1 + 27 + 12);
+    assert_eq!(sctpho_fields(Tier::C), want, "C tier");
+    assert_eq!(sctpho_fields(Tier::LuaInstalled), want, "Lua tier");
+}
+
+/// `tshark -q -z sctpho` of a tier (its whole output).
+fn statistics(tier: Tier, input: Input<'_>) -> String {
+    ok(
+        tshark(tier, input, &["-q", "-z", "sctpho"]),
+        &format!("{tier:?} {input:?} -z sctpho"),
+    )
+}
+
+#[test]
+fn c_tier_statistics_are_the_lua_tiers() {
+    let mut compared = 0;
+    for (name, capture) in captures() {
+        let lua = statistics(Tier::Lua, Input::Named(capture));
+        assert!(
+            lua.starts_with("SCTP Handover: 1 association(s), "),
+            "{name}: {lua}"
+        );
+        assert_eq!(statistics(Tier::C, Input::Named(capture)), lua, "{name}");
+        assert_eq!(
+            statistics(Tier::C, Input::Pipe(capture)),
+            lua,
+            "{name} (pipe)"
+        );
+        compared += 1;
+    }
+    assert_eq!(compared, 21);
+    // Checked by hand against the capture (tshark -V): the ADD-IP sent at
+    // frame 63 and again at 72 (its ASCONF-ACK lost), answered at 79; path
+    // 0's T3 expiry at 75 (potentially failed with PFMR 0), the counter
+    // cleared at 76, the expiry shown spurious by a duplicate report.
+    let (_, capture) = captures()
+        .iter()
+        .find(|(n, _)| n == "koh-kim-1-ack-lost-mn.pcap")
+        .expect("sample");
+    assert_eq!(
+        statistics(Tier::C, Input::Named(capture)),
+        "SCTP Handover: 1 association(s), 2 data path switch(es)
+
+association 0  ports 5000 <-> 5000  (first frame 14)
+  path 0  198.51.100.101 -> 198.51.100.100  (sent by endpoint 0)
+    state: potentially_failed (frame 75), active (frame 76); error counter cleared 1 time(s); 1 spurious T3 expiry
+  path 1  198.51.100.100 -> 198.51.100.101  (sent by endpoint 1)
+  path 2  198.51.100.100 -> 198.51.100.102  (sent by endpoint 1)
+  path 3  198.51.100.102 -> 198.51.100.100  (sent by endpoint 0)
+  ASCONF frame 63 serial 3818833080 from endpoint 0: add_ip 198.51.100.102, sent 2 times (last frame 72) -> ACK frame 79
+  ASCONF frame 116 serial 3818833081 from endpoint 0: set_primary 198.51.100.102 -> ACK frame 121
+  ASCONF frame 138 serial 3818833082 from endpoint 0: delete_ip 198.51.100.101 -> ACK frame 143
+
+assoc  dir  paths     kind        frame  last old first new interrupt ms
+0      0>1  0->3      planned       139       136       139       50.145
+0      1>0  1->2      planned       145       142       145       49.861
+"
+    );
 }

@@ -395,57 +395,39 @@ fn path_state_items_are_the_analyzers_events() {
     }
 }
 
-/// The field and expert lists kept in several places, matched by
-/// position or name, agree: the C plugin's field_names / expert_names
-/// (by position) with FIELDS / EXPERTS, the Lua tier's fields and expert
-/// infos (by name), and dissector/tests/fields.txt names only known fields.
+/// The fields and expert infos are described once (src/fields.rs): the
+/// C plugin registers them from the library at run time and the Lua tier
+/// from its generated table (tests/lua_fields.rs), so neither source names
+/// one of its own (but the expert info the C side's "unconfirmed_note"
+/// preference turns off), and dissector/tests/fields.txt names only
+/// described fields.
 #[test]
-fn field_and_expert_lists_agree() {
+fn fields_and_experts_are_described_once() {
     let dir = common::repo_root().join("dissector");
     let c = std::fs::read_to_string(dir.join("c/sctpho_plugin.c")).expect("plugin source");
-    let strings_of = |array: &str| -> Vec<String> {
-        let start = c.find(array).expect("array") + array.len();
-        let body = &c[start..start + c[start..].find("};").expect("end of array")];
-        body.split('"')
-            .skip(1)
-            .step_by(2)
-            .map(str::to_string)
-            .collect()
-    };
-    assert_eq!(
-        strings_of("field_names[F_COUNT] G_GNUC_UNUSED = {"),
-        FIELDS.to_vec()
-    );
-    assert_eq!(
-        strings_of("expert_names[E_COUNT] G_GNUC_UNUSED = {"),
-        EXPERTS.to_vec()
-    );
     let lua = std::fs::read_to_string(dir.join("sctpho.lua")).expect("Lua plugin");
-    let quoted_after = |marker: &str| -> std::collections::BTreeSet<String> {
-        lua.match_indices(marker)
-            .filter_map(|(i, _)| {
-                let rest = &lua[i + marker.len()..];
-                let rest = &rest[rest.find('"')? + 1..];
-                Some(rest[..rest.find('"')?].to_string())
-            })
-            .filter(|s| s.starts_with("sctpho."))
-            .collect()
-    };
-    let mut lua_fields = quoted_after("ProtoField.");
-    lua_fields.extend(quoted_after("framenum("));
-    assert_eq!(
-        lua_fields,
-        FIELDS.iter().map(|s| s.to_string()).collect(),
-        "sctpho.lua's fields"
-    );
-    assert_eq!(
-        quoted_after("ProtoExpert.new("),
-        EXPERTS.iter().map(|s| s.to_string()).collect(),
-        "sctpho.lua's expert infos"
-    );
+    for d in &FIELDS {
+        let name = format!("\"{}\"", d.abbrev.to_string_lossy());
+        assert!(!c.contains(&name), "sctpho_plugin.c names {name}");
+        assert!(!lua.contains(&name), "sctpho.lua names {name}");
+    }
+    for d in &EXPERTS {
+        let name = format!("\"{}\"", d.abbrev.to_string_lossy());
+        let allowed = usize::from(name == "\"sctpho.expert.unconfirmed\"");
+        assert_eq!(
+            c.matches(&name).count(),
+            allowed,
+            "sctpho_plugin.c names {name}"
+        );
+        assert!(!lua.contains(&name), "sctpho.lua names {name}");
+    }
+    let described: Vec<String> = FIELDS
+        .iter()
+        .map(|d| d.abbrev.to_string_lossy().into_owned())
+        .collect();
     for f in common::plugin_fields() {
         assert!(
-            f == "frame.number" || FIELDS.contains(&f.as_str()),
+            f == "frame.number" || described.contains(&f),
             "fields.txt: {f}"
         );
     }

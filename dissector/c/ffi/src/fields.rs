@@ -1,0 +1,798 @@
+//! The Wireshark fields and expert infos of both plugin tiers, defined
+//! once: the C plugin registers its `hf[]` and `ei[]` from
+//! [`sctpho_fields`] / [`sctpho_experts`] at run time (as Wireshark's
+//! falco_bridge plugin registers the fields its plugins describe), and the
+//! Lua tier's table (dissector/sctpho_fields.lua) is generated from the
+//! same lists by [`lua_table`] (checked by tests/lua_fields.rs). Items
+//! handed to the C side carry a [`Field`] or [`Expert`] as their index.
+
+use std::ffi::{c_char, CStr};
+
+/// A field's Wireshark type (`FT_*`); the display base follows from it
+/// ([`FieldType::display`]).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldType {
+    Uint16 = 0,
+    Uint32 = 1,
+    Double = 2,
+    String = 3,
+    Boolean = 4,
+    /// A frame number (`FT_FRAMENUM`): a link in the packet details.
+    FrameNum = 5,
+}
+
+/// A field's display base (`BASE_*`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldDisplay {
+    None = 0,
+    Dec = 1,
+}
+
+impl FieldType {
+    /// Decimal for the integers, none for the rest (Wireshark refuses
+    /// another base for a string, boolean of no bitmask, double or frame
+    /// number).
+    pub const fn display(self) -> FieldDisplay {
+        match self {
+            FieldType::Uint16 | FieldType::Uint32 => FieldDisplay::Dec,
+            _ => FieldDisplay::None,
+        }
+    }
+
+    /// The name the Lua tier's `ProtoField` constructor has.
+    pub const fn lua_name(self) -> &'static str {
+        match self {
+            FieldType::Uint16 => "uint16",
+            FieldType::Uint32 => "uint32",
+            FieldType::Double => "double",
+            FieldType::String => "string",
+            FieldType::Boolean => "bool",
+            FieldType::FrameNum => "framenum",
+        }
+    }
+}
+
+/// What a frame-number field points at (`FT_FRAMENUM_*`: Wireshark draws
+/// the request / response arrows in the packet list).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameRole {
+    None = 0,
+    Request = 1,
+    Response = 2,
+}
+
+/// Every field, in the order of [`FIELDS`].
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Field {
+    Assoc,
+    Path,
+    PathSrc,
+    PathDst,
+    Direction,
+    Event,
+    AsconfSerial,
+    AsconfAckFrame,
+    AsconfRequestFrame,
+    AsconfRtt,
+    AsconfResult,
+    AsconfRetransmission,
+    AsconfTransmission,
+    AsconfFirstFrame,
+    AsconfRepeated,
+    HbAckFrame,
+    HbRequestFrame,
+    HbRtt,
+    HbPath,
+    SwitchFromPath,
+    SwitchToPath,
+    SwitchKind,
+    SwitchInterrupt,
+    SwitchLastOldFrame,
+    SwitchFirstNewFrame,
+    PathState,
+    PathStatePath,
+}
+
+/// One field: its filter name, its name in the packet details, its type
+/// and what it means (Wireshark's blurb, shown in the status bar and by
+/// `tshark -G fields`).
+#[derive(Debug, Clone, Copy)]
+pub struct FieldDescriptor {
+    pub field: Field,
+    pub abbrev: &'static CStr,
+    pub name: &'static CStr,
+    pub kind: FieldType,
+    pub role: FrameRole,
+    pub blurb: &'static CStr,
+}
+
+impl Field {
+    pub fn descriptor(self) -> &'static FieldDescriptor {
+        &FIELDS[self as usize]
+    }
+
+    pub fn abbrev(self) -> &'static str {
+        text(self.descriptor().abbrev)
+    }
+}
+
+const fn field(
+    field: Field,
+    abbrev: &'static CStr,
+    name: &'static CStr,
+    kind: FieldType,
+    blurb: &'static CStr,
+) -> FieldDescriptor {
+    FieldDescriptor {
+        field,
+        abbrev,
+        name,
+        kind,
+        role: FrameRole::None,
+        blurb,
+    }
+}
+
+const fn frame(
+    field: Field,
+    abbrev: &'static CStr,
+    name: &'static CStr,
+    role: FrameRole,
+    blurb: &'static CStr,
+) -> FieldDescriptor {
+    FieldDescriptor {
+        field,
+        abbrev,
+        name,
+        kind: FieldType::FrameNum,
+        role,
+        blurb,
+    }
+}
+
+use FieldType::{Boolean, Double, String as Str, Uint16, Uint32};
+
+/// The fields, indexed by [`Field`] (checked by a test).
+pub const FIELDS: [FieldDescriptor; 27] = [
+    field(
+        Field::Assoc,
+        c"sctpho.assoc",
+        c"Association",
+        Uint32,
+        c"The association the packet belongs to: the analyzer's association id (0, 1, ... in the order associations start in the capture)",
+    ),
+    field(
+        Field::Path,
+        c"sctpho.path",
+        c"Path",
+        Uint16,
+        c"The path the packet travelled on: the association's path id (0, 1, ... in the order source-destination address pairs are first seen)",
+    ),
+    field(
+        Field::PathSrc,
+        c"sctpho.path.src",
+        c"Path source",
+        Str,
+        c"The path's source address",
+    ),
+    field(
+        Field::PathDst,
+        c"sctpho.path.dst",
+        c"Path destination",
+        Str,
+        c"The path's destination address",
+    ),
+    field(
+        Field::Direction,
+        c"sctpho.direction",
+        c"Direction (sending endpoint > receiving)",
+        Str,
+        c"Which of the association's two endpoints (numbered 0 and 1 by the analyzer) sent the packet to which: 0>1 or 1>0",
+    ),
+    field(
+        Field::Event,
+        c"sctpho.event",
+        c"Event",
+        Str,
+        c"What the packet does for the handover analysis (asconf_add_ip, asconf_ack, heartbeat, path_switch, failover, retransmission, path_inactive, ...); one per event",
+    ),
+    field(
+        Field::AsconfSerial,
+        c"sctpho.asconf.serial",
+        c"ASCONF serial number",
+        Uint32,
+        c"The serial number of the ASCONF or ASCONF-ACK (RFC 5061 section 5.1)",
+    ),
+    frame(
+        Field::AsconfAckFrame,
+        c"sctpho.asconf.ack_frame",
+        c"ASCONF-ACK in frame",
+        FrameRole::Response,
+        c"The frame of the ASCONF-ACK that answers this ASCONF",
+    ),
+    frame(
+        Field::AsconfRequestFrame,
+        c"sctpho.asconf.request_frame",
+        c"ASCONF in frame",
+        FrameRole::Request,
+        c"The frame of the ASCONF this ASCONF-ACK answers: the serial's last transmission before it (Karn's rule)",
+    ),
+    field(
+        Field::AsconfRtt,
+        c"sctpho.asconf.rtt",
+        c"ASCONF round trip (ms)",
+        Double,
+        c"Milliseconds from the ASCONF (its last transmission) to this ASCONF-ACK",
+    ),
+    field(
+        Field::AsconfResult,
+        c"sctpho.asconf.result",
+        c"ASCONF result (correlation id, request, outcome)",
+        Str,
+        c"One request of the answered ASCONF and its outcome: success, implied_success, not_processed or error CAUSE (RFC 5061 section 5.3)",
+    ),
+    field(
+        Field::AsconfRetransmission,
+        c"sctpho.asconf.retransmission",
+        c"ASCONF retransmission (serial sent before)",
+        Boolean,
+        c"True when the sender had sent this serial before (an ASCONF sent again keeps its serial, RFC 5061 section 5.1)",
+    ),
+    field(
+        Field::AsconfTransmission,
+        c"sctpho.asconf.transmission",
+        c"ASCONF transmission of the serial (1: first)",
+        Uint32,
+        c"Which transmission of the serial this ASCONF is, 1 for the first",
+    ),
+    frame(
+        Field::AsconfFirstFrame,
+        c"sctpho.asconf.first_frame",
+        c"First transmission of the serial in frame",
+        FrameRole::None,
+        c"The frame of the serial's first transmission (absent when it is not in the capture)",
+    ),
+    field(
+        Field::AsconfRepeated,
+        c"sctpho.asconf.repeated",
+        c"ASCONF-ACK repeated (serial answered before)",
+        Boolean,
+        c"True when this ASCONF-ACK answers a serial answered before (a copy sent again): its results took effect with the first answer",
+    ),
+    frame(
+        Field::HbAckFrame,
+        c"sctpho.hb.ack_frame",
+        c"HEARTBEAT ACK in frame",
+        FrameRole::Response,
+        c"The frame of the HEARTBEAT ACK that answers this HEARTBEAT",
+    ),
+    frame(
+        Field::HbRequestFrame,
+        c"sctpho.hb.request_frame",
+        c"HEARTBEAT in frame",
+        FrameRole::Request,
+        c"The frame of the HEARTBEAT this HEARTBEAT ACK answers",
+    ),
+    field(
+        Field::HbRtt,
+        c"sctpho.hb.rtt",
+        c"Heartbeat RTT of the probed path (ms)",
+        Double,
+        c"Milliseconds from the HEARTBEAT to this HEARTBEAT ACK: a round trip of the path the HEARTBEAT probed",
+    ),
+    field(
+        Field::HbPath,
+        c"sctpho.hb.path",
+        c"Probed path",
+        Uint16,
+        c"The path the answered HEARTBEAT probed (the round trip belongs to it, whichever path the ACK took)",
+    ),
+    field(
+        Field::SwitchFromPath,
+        c"sctpho.switch.from_path",
+        c"Switched from path",
+        Uint16,
+        c"The path new DATA of this direction left at this packet",
+    ),
+    field(
+        Field::SwitchToPath,
+        c"sctpho.switch.to_path",
+        c"Switched to path",
+        Uint16,
+        c"The path new DATA of this direction moved to at this packet",
+    ),
+    field(
+        Field::SwitchKind,
+        c"sctpho.switch.kind",
+        c"Switch kind",
+        Str,
+        c"Why the data path switched: planned, failover, return or other (docs/metrics.md, Data path switch)",
+    ),
+    field(
+        Field::SwitchInterrupt,
+        c"sctpho.switch.interrupt",
+        c"Data interrupt (ms)",
+        Double,
+        c"Milliseconds from the last DATA on the old path to the first DATA on the new path",
+    ),
+    frame(
+        Field::SwitchLastOldFrame,
+        c"sctpho.switch.last_old_frame",
+        c"Last DATA on the old path",
+        FrameRole::None,
+        c"The frame of the last DATA this direction sent on the old path before the switch",
+    ),
+    frame(
+        Field::SwitchFirstNewFrame,
+        c"sctpho.switch.first_new_frame",
+        c"First DATA on the new path",
+        FrameRole::None,
+        c"The frame of the first DATA this direction sent on the new path",
+    ),
+    field(
+        Field::PathState,
+        c"sctpho.path.state",
+        c"Inferred path state entered (potentially_failed, inactive, active)",
+        Str,
+        c"The state the sender's path entered at this packet, inferred from its T3 expiries and unanswered HEARTBEATs (RFC 9260 section 8.2, RFC 7829)",
+    ),
+    field(
+        Field::PathStatePath,
+        c"sctpho.path.state_path",
+        c"Path whose inferred state changed",
+        Uint16,
+        c"The path whose inferred state changed at this packet",
+    ),
+];
+
+/// An expert info's group (`PI_*`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExpertGroup {
+    Sequence = 0,
+    ResponseCode = 1,
+    Malformed = 2,
+}
+
+/// An expert info's severity (`PI_*`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExpertSeverity {
+    Chat = 0,
+    Note = 1,
+    Warn = 2,
+}
+
+impl ExpertGroup {
+    /// The key of Wireshark Lua's `expert.group` table.
+    pub const fn lua_name(self) -> &'static str {
+        match self {
+            ExpertGroup::Sequence => "SEQUENCE",
+            ExpertGroup::ResponseCode => "RESPONSE_CODE",
+            ExpertGroup::Malformed => "MALFORMED",
+        }
+    }
+}
+
+impl ExpertSeverity {
+    /// The key of Wireshark Lua's `expert.severity` table.
+    pub const fn lua_name(self) -> &'static str {
+        match self {
+            ExpertSeverity::Chat => "CHAT",
+            ExpertSeverity::Note => "NOTE",
+            ExpertSeverity::Warn => "WARN",
+        }
+    }
+}
+
+/// Every expert info, in the order of [`EXPERTS`].
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Expert {
+    Switch,
+    NoAck,
+    AckError,
+    Unconfirmed,
+    Duplicate,
+    Malformed,
+    AsconfRetransmission,
+    PotentiallyFailed,
+    Inactive,
+    Active,
+    CounterCleared,
+    SpuriousExpiry,
+}
+
+/// One expert info: its filter name, its summary (the text of the expert
+/// info's entry in the Expert Information dialog), group and severity.
+#[derive(Debug, Clone, Copy)]
+pub struct ExpertDescriptor {
+    pub expert: Expert,
+    pub abbrev: &'static CStr,
+    pub summary: &'static CStr,
+    pub group: ExpertGroup,
+    pub severity: ExpertSeverity,
+}
+
+impl Expert {
+    pub fn descriptor(self) -> &'static ExpertDescriptor {
+        &EXPERTS[self as usize]
+    }
+
+    pub fn abbrev(self) -> &'static str {
+        text(self.descriptor().abbrev)
+    }
+}
+
+const fn expert(
+    expert: Expert,
+    abbrev: &'static CStr,
+    summary: &'static CStr,
+    group: ExpertGroup,
+    severity: ExpertSeverity,
+) -> ExpertDescriptor {
+    ExpertDescriptor {
+        expert,
+        abbrev,
+        summary,
+        group,
+        severity,
+    }
+}
+
+use ExpertGroup::{Malformed, ResponseCode, Sequence};
+use ExpertSeverity::{Chat, Note, Warn};
+
+/// The expert infos, indexed by [`Expert`] (checked by a test).
+pub const EXPERTS: [ExpertDescriptor; 12] = [
+    expert(
+        Expert::Switch,
+        c"sctpho.expert.switch",
+        c"Data path switch",
+        Sequence,
+        Note,
+    ),
+    expert(
+        Expert::NoAck,
+        c"sctpho.expert.no_ack",
+        c"ASCONF without ASCONF-ACK",
+        Sequence,
+        Warn,
+    ),
+    expert(
+        Expert::AckError,
+        c"sctpho.expert.ack_error",
+        c"ASCONF-ACK error cause",
+        ResponseCode,
+        Warn,
+    ),
+    expert(
+        Expert::Unconfirmed,
+        c"sctpho.expert.unconfirmed",
+        c"DATA to an unconfirmed address",
+        Sequence,
+        Note,
+    ),
+    expert(
+        Expert::Duplicate,
+        c"sctpho.expert.duplicate",
+        c"Duplicate TSN",
+        Sequence,
+        Note,
+    ),
+    expert(
+        Expert::Malformed,
+        c"sctpho.expert.malformed",
+        c"Input the plugin could not decode",
+        Malformed,
+        Note,
+    ),
+    expert(
+        Expert::AsconfRetransmission,
+        c"sctpho.expert.asconf_retransmission",
+        c"ASCONF retransmission",
+        Sequence,
+        Note,
+    ),
+    expert(
+        Expert::PotentiallyFailed,
+        c"sctpho.expert.potentially_failed",
+        c"Path inferred potentially failed",
+        Sequence,
+        Warn,
+    ),
+    expert(
+        Expert::Inactive,
+        c"sctpho.expert.inactive",
+        c"Path inferred inactive",
+        Sequence,
+        Warn,
+    ),
+    expert(
+        Expert::Active,
+        c"sctpho.expert.active",
+        c"Path active again",
+        Sequence,
+        Note,
+    ),
+    expert(
+        Expert::CounterCleared,
+        c"sctpho.expert.counter_cleared",
+        c"Path error counter cleared",
+        Sequence,
+        Chat,
+    ),
+    expert(
+        Expert::SpuriousExpiry,
+        c"sctpho.expert.spurious_expiry",
+        c"Spurious T3 expiry",
+        Sequence,
+        Note,
+    ),
+];
+
+/// A descriptor's text (the literals above are ASCII).
+fn text(s: &'static CStr) -> &'static str {
+    s.to_str().unwrap_or("")
+}
+
+/// A field as the C side registers it (see `sctpho_field_info` in
+/// sctpho.h).
+#[repr(C)]
+#[derive(Debug)]
+pub struct FieldInfo {
+    pub abbrev: *const c_char,
+    pub name: *const c_char,
+    pub blurb: *const c_char,
+    pub kind: FieldType,
+    pub display: FieldDisplay,
+    pub role: FrameRole,
+}
+
+/// An expert info as the C side registers it (see `sctpho_expert_info` in
+/// sctpho.h).
+#[repr(C)]
+#[derive(Debug)]
+pub struct ExpertInfo {
+    pub abbrev: *const c_char,
+    pub summary: *const c_char,
+    pub group: ExpertGroup,
+    pub severity: ExpertSeverity,
+}
+
+// SAFETY: the pointers are to 'static string literals, never written.
+unsafe impl Sync for FieldInfo {}
+// SAFETY: as above.
+unsafe impl Sync for ExpertInfo {}
+
+const fn c_fields() -> [FieldInfo; FIELDS.len()] {
+    const EMPTY: FieldInfo = FieldInfo {
+        abbrev: std::ptr::null(),
+        name: std::ptr::null(),
+        blurb: std::ptr::null(),
+        kind: FieldType::Uint32,
+        display: FieldDisplay::None,
+        role: FrameRole::None,
+    };
+    let mut out = [EMPTY; FIELDS.len()];
+    let mut i = 0;
+    while i < FIELDS.len() {
+        let d = &FIELDS[i];
+        out[i] = FieldInfo {
+            abbrev: d.abbrev.as_ptr(),
+            name: d.name.as_ptr(),
+            blurb: d.blurb.as_ptr(),
+            kind: d.kind,
+            display: d.kind.display(),
+            role: d.role,
+        };
+        i += 1;
+    }
+    out
+}
+
+const fn c_experts() -> [ExpertInfo; EXPERTS.len()] {
+    const EMPTY: ExpertInfo = ExpertInfo {
+        abbrev: std::ptr::null(),
+        summary: std::ptr::null(),
+        group: ExpertGroup::Sequence,
+        severity: ExpertSeverity::Note,
+    };
+    let mut out = [EMPTY; EXPERTS.len()];
+    let mut i = 0;
+    while i < EXPERTS.len() {
+        let d = &EXPERTS[i];
+        out[i] = ExpertInfo {
+            abbrev: d.abbrev.as_ptr(),
+            summary: d.summary.as_ptr(),
+            group: d.group,
+            severity: d.severity,
+        };
+        i += 1;
+    }
+    out
+}
+
+static C_FIELDS: [FieldInfo; FIELDS.len()] = c_fields();
+static C_EXPERTS: [ExpertInfo; EXPERTS.len()] = c_experts();
+
+/// The fields (`*count` of them), for the C plugin's `hf[]`: an item's
+/// `field` indexes this array.
+///
+/// # Safety
+/// `count` must be valid for a write (or null).
+#[no_mangle]
+pub unsafe extern "C" fn sctpho_fields(count: *mut usize) -> *const FieldInfo {
+    // SAFETY: per the contract above.
+    if let Some(c) = unsafe { count.as_mut() } {
+        *c = C_FIELDS.len();
+    }
+    C_FIELDS.as_ptr()
+}
+
+/// The expert infos (`*count` of them), for the C plugin's `ei[]`: an
+/// expert item's `field` indexes this array.
+///
+/// # Safety
+/// `count` must be valid for a write (or null).
+#[no_mangle]
+pub unsafe extern "C" fn sctpho_experts(count: *mut usize) -> *const ExpertInfo {
+    // SAFETY: per the contract above.
+    if let Some(c) = unsafe { count.as_mut() } {
+        *c = C_EXPERTS.len();
+    }
+    C_EXPERTS.as_ptr()
+}
+
+/// This crate's version (Cargo's), for the C plugin's `plugin_version`.
+#[no_mangle]
+pub extern "C" fn sctpho_version() -> *const c_char {
+    const VERSION: &CStr =
+        match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+            Ok(v) => v,
+            Err(_) => c"unknown",
+        };
+    VERSION.as_ptr()
+}
+
+/// A Lua string literal of `s`.
+fn lua_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The key of a field in the Lua tier's table `F`: its filter name after
+/// `sctpho.`, dots as underscores (`sctpho.asconf.ack_frame`:
+/// `asconf_ack_frame`).
+pub fn lua_key(abbrev: &str) -> String {
+    abbrev
+        .strip_prefix("sctpho.expert.")
+        .or_else(|| abbrev.strip_prefix("sctpho."))
+        .unwrap_or(abbrev)
+        .replace('.', "_")
+}
+
+/// The Lua tier's field and expert table (dissector/sctpho_fields.lua).
+pub fn lua_table() -> String {
+    let mut out = String::from(
+        "-- The SCTP Handover plugin's fields and expert infos, generated from\n\
+         -- dissector/c/ffi/src/fields.rs (the C tier registers the same at run\n\
+         -- time): do not edit. Regenerate with\n\
+         --   SCTPHO_WRITE_FIELDS=1 cargo test -p sctpho-ffi --test lua_fields\n\
+         -- type: the ProtoField constructor; frametype: a key of Wireshark's\n\
+         -- frametype table (nil: none).\n\
+         return {\n  fields = {\n",
+    );
+    for d in &FIELDS {
+        let abbrev = text(d.abbrev);
+        let role = match d.role {
+            FrameRole::None => String::new(),
+            FrameRole::Request => ", frametype = \"REQUEST\"".into(),
+            FrameRole::Response => ", frametype = \"RESPONSE\"".into(),
+        };
+        out.push_str(&format!(
+            "    {{ key = {}, abbrev = {}, name = {}, type = {}{role},\n      blurb = {} }},\n",
+            lua_string(&lua_key(abbrev)),
+            lua_string(abbrev),
+            lua_string(text(d.name)),
+            lua_string(d.kind.lua_name()),
+            lua_string(text(d.blurb)),
+        ));
+    }
+    out.push_str("  },\n  experts = {\n");
+    for d in &EXPERTS {
+        let abbrev = text(d.abbrev);
+        out.push_str(&format!(
+            "    {{ key = {}, abbrev = {}, summary = {}, group = {}, severity = {} }},\n",
+            lua_string(&lua_key(abbrev)),
+            lua_string(abbrev),
+            lua_string(text(d.summary)),
+            lua_string(d.group.lua_name()),
+            lua_string(d.severity.lua_name()),
+        ));
+    }
+    out.push_str("  },\n}\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptors_are_indexed_by_their_enums() {
+        for (i, d) in FIELDS.iter().enumerate() {
+            assert_eq!(d.field as usize, i, "{:?}", d.abbrev);
+        }
+        for (i, d) in EXPERTS.iter().enumerate() {
+            assert_eq!(d.expert as usize, i, "{:?}", d.abbrev);
+        }
+        assert_eq!(Field::PathStatePath.abbrev(), "sctpho.path.state_path");
+        assert_eq!(
+            Expert::SpuriousExpiry.abbrev(),
+            "sctpho.expert.spurious_expiry"
+        );
+    }
+
+    #[test]
+    fn names_are_unique_ascii_and_described() {
+        let mut seen = std::collections::HashSet::new();
+        for d in &FIELDS {
+            for s in [d.abbrev, d.name, d.blurb] {
+                assert!(!s.is_empty() && s.to_str().is_ok_and(|t| t.is_ascii()));
+            }
+            assert!(text(d.abbrev).starts_with("sctpho."));
+            assert!(seen.insert(text(d.abbrev)), "{:?} twice", d.abbrev);
+            assert!(seen.insert(text(d.name)), "{:?} twice", d.name);
+        }
+        for d in &EXPERTS {
+            assert!(text(d.abbrev).starts_with("sctpho.expert."));
+            assert!(seen.insert(text(d.abbrev)), "{:?} twice", d.abbrev);
+        }
+    }
+
+    #[test]
+    fn the_c_arrays_follow_the_descriptors() {
+        let mut n = 0;
+        // SAFETY: n is valid for a write.
+        let p = unsafe { sctpho_fields(&mut n) };
+        assert_eq!(n, 27);
+        // SAFETY: the library returns n fields.
+        let fields = unsafe { std::slice::from_raw_parts(p, n) };
+        // SAFETY: pointers to the 'static literals.
+        let abbrev = unsafe { CStr::from_ptr(fields[7].abbrev) };
+        assert_eq!(abbrev, c"sctpho.asconf.ack_frame");
+        assert_eq!(fields[7].role, FrameRole::Response);
+        assert_eq!(fields[1].display, FieldDisplay::Dec);
+        // SAFETY: n is valid for a write.
+        let p = unsafe { sctpho_experts(&mut n) };
+        assert_eq!(n, 12);
+        // SAFETY: the library returns n experts.
+        let experts = unsafe { std::slice::from_raw_parts(p, n) };
+        assert_eq!(experts[10].severity, ExpertSeverity::Chat);
+        // SAFETY: a 'static literal.
+        let version = unsafe { CStr::from_ptr(sctpho_version()) };
+        assert_eq!(version.to_str().ok(), Some(env!("CARGO_PKG_VERSION")));
+    }
+
+    #[test]
+    fn lua_keys() {
+        assert_eq!(lua_key("sctpho.asconf.ack_frame"), "asconf_ack_frame");
+        assert_eq!(lua_key("sctpho.expert.no_ack"), "no_ack");
+        assert_eq!(lua_key("sctpho.assoc"), "assoc");
+    }
+}
