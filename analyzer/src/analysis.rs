@@ -780,6 +780,12 @@ impl FrameAnalyzer {
     pub fn accounting(&self) -> &Accounting {
         &self.pipeline.accounting
     }
+
+    /// An association still in the tracker (a finished one leaves it after
+    /// `end_linger` / `idle_timeout`), e.g. for its ports.
+    pub fn association(&self, id: AssocId) -> Option<&crate::track::assoc::Association> {
+        self.pipeline.tracker.association(id)
+    }
 }
 
 /// Runs the pipeline with a caller's event sink (e.g. the C plugin's, which

@@ -123,8 +123,7 @@ pub enum AddressSource {
     Asconf,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AsconfOutcome {
     /// A Success Indication names the correlation id.
     Success,
@@ -135,6 +134,13 @@ pub enum AsconfOutcome {
     /// §5.3 says such requests were not processed.
     NotProcessed,
 }
+
+crate::names::output_names!(AsconfOutcome, "ASCONF outcome" {
+    Success => "success",
+    ImpliedSuccess => "implied_success",
+    Error => "error",
+    NotProcessed => "not_processed",
+});
 
 #[derive(Debug, Clone, Serialize)]
 pub struct AsconfRequestEvent {

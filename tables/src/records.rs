@@ -7,7 +7,7 @@ use sctp_handover::analysis::{
     AssociationPart, AssociationReport, FileReport, ACCOUNTING_CATEGORIES,
 };
 use sctp_handover::events::{AssocId, Event, EventKind};
-use sctp_handover::handover::{CapturePoint, Component, Handover, SwitchClass};
+use sctp_handover::handover::{CapturePoint, Component, Handover, SwitchClass, COMPONENTS};
 use sctp_handover::time::{Nanos, Timestamp};
 use sctp_handover::track::rto::RttStats;
 use std::borrow::Cow;
@@ -171,7 +171,7 @@ pub fn file_row(rows: &mut Rows, o: &FileOutcome<'_>) {
         Some(f) => {
             let a = &f.accounting;
             let link_types: Vec<String> = f.link_types.iter().map(u32::to_string).collect();
-            rows.text(format_name(f))
+            rows.text(f.format.as_str())
                 .bool(f.compressed)
                 .text(link_types.join(","))
                 .u64(f.frames);
@@ -188,7 +188,7 @@ pub fn file_row(rows: &mut Rows, o: &FileOutcome<'_>) {
                 .u64(f.checksum.verified.then_some(f.checksum.failures))
                 .u64(f.associations)
                 .u64(f.handovers)
-                .text(capture_point_name(f.capture_point))
+                .text(f.capture_point.as_str())
                 .str((!f.limits.is_empty()).then(|| f.limits.join("; ")));
         }
         None => {
@@ -214,33 +214,6 @@ pub fn file_row(rows: &mut Rows, o: &FileOutcome<'_>) {
     }
     rows.f64(o.seconds).text(env!("CARGO_PKG_VERSION"));
     rows.end();
-}
-
-fn format_name(f: &FileReport) -> &'static str {
-    use sctp_handover::capture::CaptureFormat;
-    match f.format {
-        CaptureFormat::Pcap => "pcap",
-        CaptureFormat::PcapNanosecond => "pcap_nanosecond",
-        CaptureFormat::Pcapng => "pcapng",
-    }
-}
-
-pub fn capture_point_name(p: CapturePoint) -> &'static str {
-    match p {
-        CapturePoint::Mn => "mn",
-        CapturePoint::Cn => "cn",
-        CapturePoint::Middle => "middle",
-        CapturePoint::Unknown => "unknown",
-    }
-}
-
-pub fn class_name(c: SwitchClass) -> &'static str {
-    match c {
-        SwitchClass::Planned => "planned",
-        SwitchClass::Failover => "failover",
-        SwitchClass::Return => "return",
-        SwitchClass::Other => "other",
-    }
 }
 
 fn association_row(rows: &mut Rows, r: &AssociationReport, counts: Carried) {
@@ -412,7 +385,7 @@ fn asconf_rows(rows: &mut Rows, id: AssocId, events: &[Event]) {
                     .f64(rtt_ms)
                     .u64(ack_bytes)
                     .bool(repeated)
-                    .str(result.map(|x| outcome_name(x.outcome)))
+                    .str(result.map(|x| x.outcome.as_str()))
                     .str(result.and_then(|x| x.error_cause));
                 rows.end();
             };
@@ -422,16 +395,6 @@ fn asconf_rows(rows: &mut Rows, id: AssocId, events: &[Event]) {
         for q in requests {
             push(rows, Some(q));
         }
-    }
-}
-
-fn outcome_name(o: sctp_handover::events::AsconfOutcome) -> &'static str {
-    use sctp_handover::events::AsconfOutcome;
-    match o {
-        AsconfOutcome::Success => "success",
-        AsconfOutcome::ImpliedSuccess => "implied_success",
-        AsconfOutcome::Error => "error",
-        AsconfOutcome::NotProcessed => "not_processed",
     }
 }
 
@@ -650,7 +613,7 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
             } => {
                 let res: Vec<String> = results
                     .iter()
-                    .map(|x| format!("{} {}: {}", x.op.name(), x.address, outcome_name(x.outcome)))
+                    .map(|x| format!("{} {}: {}", x.op.name(), x.address, x.outcome.as_str()))
                     .collect();
                 (
                     "asconf_ack",
@@ -791,9 +754,9 @@ fn handover_row(rows: &mut Rows, h: &Handover, association: u32, capture_point: 
         .address(Some(h.from_dst))
         .address(Some(h.to_src))
         .address(Some(h.to_dst))
-        .text(class_name(h.class))
+        .text(h.class.as_str())
         .text(h.class_reason.as_str())
-        .text(capture_point_name(capture_point))
+        .text(capture_point.as_str())
         .u64(h.switch_frame)
         .time(t(h.switch_time))
         .u64(u64::from(h.switch_tsn))
@@ -819,24 +782,9 @@ fn handover_row(rows: &mut Rows, h: &Handover, association: u32, capture_point: 
         .u64(f.map(|x| x.spurious_expiries.len() as u64))
         .f64(f.and_then(|x| x.predicted_eq3_ms))
         .f64(f.and_then(|x| x.predicted_eq4_ms));
-    let rec = h.recognition.as_ref();
-    for c in [
-        Some(&h.data_interrupt),
-        Some(&h.new_data_gap),
-        Some(&h.total_handover_latency),
-        Some(&h.network_disconnection),
-        Some(&h.transport_latency),
-        Some(&h.addip_sent),
-        Some(&h.setprim_sent),
-        Some(&h.sender_recovery),
-        Some(&h.path_confirmation),
-        f.map(|x| &x.detection),
-        f.map(|x| &x.failover_time),
-        rec.map(|x| &x.link_up_to_heartbeat),
-        rec.map(|x| &x.heartbeat_to_data),
-        rec.map(|x| &x.link_up_to_data),
-    ] {
-        component(rows, c);
+    // The schema's columns per component follow the same list.
+    for c in COMPONENTS {
+        component(rows, (c.get)(h));
     }
     rows.end();
 }

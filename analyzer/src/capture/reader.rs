@@ -19,13 +19,18 @@ const MIN_BLOCK_LEN: u32 = 12;
 /// gzip member magic (RFC 1952 §2.3.1).
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CaptureFormat {
     Pcap,
     PcapNanosecond,
     Pcapng,
 }
+
+crate::names::output_names!(CaptureFormat, "capture format" {
+    Pcap => "pcap",
+    PcapNanosecond => "pcap_nanosecond",
+    Pcapng => "pcapng",
+});
 
 /// How reading ended. `warning` is set when the file ended early or a record
 /// was corrupt: everything before it was still delivered.

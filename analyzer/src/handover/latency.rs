@@ -9,6 +9,7 @@ use super::state::{Association, Direction, HeartbeatRecord, Mark};
 use super::{HandoverConfig, HandoverEngine};
 use crate::events::{AssocId, EndpointId, PathId};
 use crate::time::Nanos;
+use crate::wire::serial::{serial_ge, serial_lt};
 use std::net::IpAddr;
 
 #[derive(Debug)]
@@ -25,11 +26,11 @@ impl Direction {
     pub(super) fn note_retransmission(&mut self, tsn: u32, already_acked: bool) {
         let in_segment = self
             .segment_first_tsn
-            .is_some_and(|first| tsn.wrapping_sub(first) as i32 >= 0);
+            .is_some_and(|first| serial_ge(tsn, first));
         if in_segment && !already_acked {
             self.segment_lowest_retransmitted =
                 Some(self.segment_lowest_retransmitted.map_or(tsn, |l| {
-                    if (tsn.wrapping_sub(l) as i32) < 0 {
+                    if serial_lt(tsn, l) {
                         tsn
                     } else {
                         l
@@ -37,11 +38,11 @@ impl Direction {
                 }));
         }
         for p in &mut self.pending {
-            let below_switch = (tsn.wrapping_sub(p.switch_tsn) as i32) < 0;
-            let in_range = tsn.wrapping_sub(p.segment_first_tsn) as i32 >= 0;
+            let below_switch = serial_lt(tsn, p.switch_tsn);
+            let in_range = serial_ge(tsn, p.segment_first_tsn);
             if below_switch && in_range && !already_acked {
                 p.lowest_retransmitted = Some(p.lowest_retransmitted.map_or(tsn, |l| {
-                    if (tsn.wrapping_sub(l) as i32) < 0 {
+                    if serial_lt(tsn, l) {
                         tsn
                     } else {
                         l

@@ -4,6 +4,7 @@
 //! stream by; keeps bounded state per association and direction.
 
 pub mod anchors;
+mod descriptors;
 mod failover;
 mod latency;
 mod model;
@@ -20,26 +21,14 @@ use crate::track::limits::Hit;
 use crate::track::path::PathStatus;
 use crate::wire::sctp_param::AsconfOp;
 use anchors::Anchor;
-use serde::Serialize;
 use state::{Association, HeartbeatRecord, Mark};
 
+pub use descriptors::{ComponentDescriptor, ComponentGroup, COMPONENTS};
 pub use model::{
-    AsconfExchange, Component, Expiry, Failover, Handover, HandoverWindow, Point, Recognition,
-    SpuriousExpiryRef, SwitchClass, WindowEnd,
+    AsconfExchange, CapturePoint, Component, Expiry, Failover, Handover, HandoverWindow, Point,
+    ReceiverSilence, Recognition, SpuriousExpiryRef, SwitchClass, WindowEnd,
 };
 pub use switch::RECEIVER_FAILOVER;
-
-/// Where the capture was taken (`--capture-point`); recorded with the
-/// results because several components depend on it (docs/metrics.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum CapturePoint {
-    Mn,
-    Cn,
-    Middle,
-    #[default]
-    Unknown,
-}
 
 #[derive(Debug, Clone)]
 pub struct HandoverConfig {

@@ -2,6 +2,7 @@
 //! they rest on, failover and link availability recognition details.
 
 use crate::events::{AssocId, EndpointId, PathId};
+use crate::names::output_names;
 use crate::time::{Nanos, Timestamp};
 use crate::track::path::PathStatus;
 use crate::wire::sctp_param::AsconfOp;
@@ -79,13 +80,60 @@ impl Component {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// What a data path switch was (docs/metrics.md, "Data path switch").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SwitchClass {
+    /// An ASCONF ADD-IP or SET-PRIMARY for the new path preceded it.
     Planned,
+    /// The old path timed out (T3 expiries), or fell silent as a
+    /// receiver sees it.
     Failover,
+    /// Back to a path that failed, or that carried new DATA before.
     Return,
+    /// None of these.
     Other,
+}
+
+output_names!(SwitchClass, "switch class" {
+    Planned => "planned",
+    Failover => "failover",
+    Return => "return",
+    Other => "other",
+});
+
+/// Where the capture was taken (`--capture-point`); recorded with the
+/// results because several components depend on it (docs/metrics.md,
+/// "Capture point"). A harness capture's file name (`mn.pcap`, `cn.pcap`)
+/// is its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CapturePoint {
+    /// At the mobile node.
+    Mn,
+    /// At the correspondent node.
+    Cn,
+    /// On the way between them.
+    Middle,
+    /// Not said.
+    #[default]
+    Unknown,
+}
+
+output_names!(CapturePoint, "capture point" {
+    Mn => "mn",
+    Cn => "cn",
+    Middle => "middle",
+    Unknown => "unknown",
+});
+
+impl CapturePoint {
+    /// The capture point a harness capture's file stem names (`mn`, `cn`:
+    /// docs/harness.md); `None` for any other name.
+    pub fn of_harness_capture(stem: &str) -> Option<CapturePoint> {
+        match stem.parse() {
+            Ok(p @ (CapturePoint::Mn | CapturePoint::Cn)) => Some(p),
+            _ => None,
+        }
+    }
 }
 
 /// One ASCONF request (one serial of one sender) with every transmission
@@ -115,8 +163,7 @@ pub struct AsconfExchange {
 }
 
 /// What ended a handover's window (docs/metrics.md, "Handover window").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum WindowEnd {
     /// A SACK's cumulative TSN ack reached the highest TSN sent before the
     /// switch: everything in flight at the switch had arrived.
@@ -128,15 +175,11 @@ pub enum WindowEnd {
     CaptureEnd,
 }
 
-impl WindowEnd {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WindowEnd::CumulativeAck => "cumulative_ack",
-            WindowEnd::NextSwitch => "next_switch",
-            WindowEnd::CaptureEnd => "capture_end",
-        }
-    }
-}
+output_names!(WindowEnd, "window end" {
+    CumulativeAck => "cumulative_ack",
+    NextSwitch => "next_switch",
+    CaptureEnd => "capture_end",
+});
 
 /// The handover window: from the last new DATA on the old path until the
 /// receiver's cumulative TSN ack passes the highest TSN sent before the
@@ -240,6 +283,33 @@ pub struct Recognition {
     pub link_up_to_data: Component,
 }
 
+/// The old path's silence before a switch, against its DATA pace: a
+/// failover as the receiver's capture shows it (docs/metrics.md, "Data
+/// path switch").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReceiverSilence {
+    /// From the old path's last DATA to the new path's first.
+    pub silence: Nanos,
+    /// The old path's mean DATA interval in its segment.
+    pub interval: Nanos,
+    /// The DATA chunks that interval is the mean over.
+    pub data: u32,
+}
+
+impl ReceiverSilence {
+    /// "seen by the receiver: the old path fell silent for 450.168 ms,
+    /// 4.5x its mean DATA interval" (the start of the switch's
+    /// `class_reason`).
+    pub fn summary(&self) -> String {
+        format!(
+            "{}: the old path fell silent for {:.3} ms, {:.1}x its mean DATA interval",
+            super::switch::RECEIVER_FAILOVER,
+            self.silence.as_millis_f64(),
+            self.silence.as_millis_f64() / self.interval.as_millis_f64(),
+        )
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Handover {
     pub association: AssocId,
@@ -253,6 +323,11 @@ pub struct Handover {
     pub class: SwitchClass,
     /// Why the switch got its class, in words (what it rests on).
     pub class_reason: String,
+    /// For a failover seen by the receiver (no T3 expiry in the capture):
+    /// the old path's silence that makes it one (the Wireshark plugin's
+    /// expert info words it; not in the JSON output, `class_reason` says it).
+    #[serde(skip)]
+    pub receiver_silence: Option<ReceiverSilence>,
     pub switch_frame: u64,
     pub switch_time: Timestamp,
     pub switch_tsn: u32,

@@ -8,6 +8,7 @@ use super::HandoverEngine;
 use crate::events::{AssocId, EndpointId, Event, Observation, PathId};
 use crate::time::Timestamp;
 use crate::track::path::PathStatus;
+use crate::wire::serial::serial_lt;
 use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::ops::{Index, IndexMut};
@@ -25,12 +26,6 @@ const TSN_HISTORY: usize = 1 << 16;
 /// which the capture may have seen acknowledged already (the SACK was lost
 /// after the capture point).
 const TSN_RECENT: u32 = 4096;
-
-/// `a` comes before `b` in TSN serial order (RFC 9260 §1.6, serial number
-/// arithmetic).
-fn tsn_before(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) < 0
-}
 
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Mark {
@@ -146,13 +141,13 @@ impl Direction {
     fn lowest_needed(&mut self) -> u32 {
         let end = self.tsns.end();
         let mut cursor = self.first_unacked;
-        if tsn_before(cursor, self.tsns.base()) {
+        if serial_lt(cursor, self.tsns.base()) {
             cursor = self.tsns.base();
         }
         // A TSN not in the history (never seen as new DATA) answers the
         // same whether it is forgotten or not; an acknowledged one can no
         // longer become a gap.
-        while tsn_before(cursor, end) && !self.tsns.waits_for_ack(cursor) {
+        while serial_lt(cursor, end) && !self.tsns.waits_for_ack(cursor) {
             cursor = cursor.wrapping_add(1);
         }
         self.first_unacked = cursor;
@@ -166,7 +161,7 @@ impl Direction {
             .chain([self.segment_lowest_retransmitted, Some(recent)])
             .flatten()
         {
-            if tsn_before(gap, lowest) {
+            if serial_lt(gap, lowest) {
                 lowest = gap;
             }
         }
@@ -186,7 +181,7 @@ impl Direction {
             // for `TSN_RECENT` more before trying again.
             let held = self.tsns.len();
             let lowest = self.lowest_needed();
-            while tsn_before(self.tsns.base(), lowest) && !self.tsns.is_empty() {
+            while serial_lt(self.tsns.base(), lowest) && !self.tsns.is_empty() {
                 self.tsns.pop_front();
             }
             let freed = held - self.tsns.len();

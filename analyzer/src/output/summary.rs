@@ -9,7 +9,7 @@
 
 use crate::analysis::{AssociationPart, AssociationReport, FileAnalysis, FileReport, ReportSink};
 use crate::events::{AddressSource, AssocId, EndpointId, Event, EventKind};
-use crate::handover::{Handover, SwitchClass};
+use crate::handover::{ComponentDescriptor, Handover, SwitchClass, COMPONENTS};
 use crate::time::{Nanos, Timestamp};
 use crate::track::assoc::{Association, Start};
 use crate::track::rto::RttStats;
@@ -505,30 +505,41 @@ fn cell(c: &crate::handover::Component) -> String {
     c.ms.map_or_else(|| "-".into(), |v| format!("{v:.3}"))
 }
 
+/// The components the handover table shows, in the descriptors' order,
+/// with their column headings.
+fn summary_components() -> impl Iterator<Item = (&'static ComponentDescriptor, &'static str)> {
+    COMPONENTS
+        .iter()
+        .filter_map(|c| Some((c, c.summary_heading?)))
+}
+
 fn handover_row(h: &Handover) -> String {
-    format!(
-        "  {:>5} {:>3} {:>9} {:<8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>4} {:>4} {:>12}",
+    let mut row = format!(
+        "  {:>5} {:>3} {:>9} {:<8} {:>6}",
         h.association,
         format!("{}>{}", h.sender, 1 - h.sender),
         format!("{}->{}", h.from_path, h.to_path),
-        format!("{:?}", h.class).to_lowercase(),
+        h.class.as_str(),
         h.switch_frame,
-        cell(&h.data_interrupt),
-        cell(&h.total_handover_latency),
-        cell(&h.network_disconnection),
-        cell(&h.transport_latency),
-        sent_cell(&h.addip_sent, h.addip_transmissions),
-        sent_cell(&h.setprim_sent, h.setprim_transmissions),
-        cell(&h.sender_recovery),
-        h.failover.as_ref().map_or_else(|| "-".into(), |x| cell(&x.failover_time)),
+    );
+    for (c, _) in summary_components() {
+        let text = (c.get)(h).map_or_else(|| "-".into(), |x| sent_cell(x, c.transmissions_of(h)));
+        write!(row, " {text:>10}").expect("writing to a String cannot fail");
+    }
+    write!(
+        row,
+        " {:>4} {:>4} {:>12}",
         h.window.retransmissions,
         h.window.lost_in_switch,
         window_end_cell(&h.window)
     )
+    .expect("writing to a String cannot fail");
+    row
 }
 
-/// A sent time, with the request's transmissions when it was sent more
-/// than once (the time is from the first).
+/// A component's value; for one timed from a request, with the request's
+/// transmissions when it was sent more than once (the time is from the
+/// first).
 fn sent_cell(c: &crate::handover::Component, transmissions: Option<u32>) -> String {
     match transmissions {
         Some(n) if n > 1 && c.ms.is_some() => format!("{}x{n}", cell(c)),
@@ -560,11 +571,15 @@ fn handover_table(
         "handovers (ms; capture point {:?}; '-' = not computable, see --format json for why)",
         f.capture_point
     )?;
-    writeln!(
+    write!(
         s,
-        "  {:>5} {:>3} {:>9} {:<8} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>4} {:>4} {:>12}",
-        "assoc", "dir", "paths", "class", "frame", "interrupt", "total", "network", "transport", "ADDIP", "SETPRIM", "recovery", "failover", "rtx", "lost", "window end"
+        "  {:>5} {:>3} {:>9} {:<8} {:>6}",
+        "assoc", "dir", "paths", "class", "frame"
     )?;
+    for (_, heading) in summary_components() {
+        write!(s, " {heading:>10}")?;
+    }
+    writeln!(s, " {:>4} {:>4} {:>12}", "rtx", "lost", "window end")?;
     for (_, _, row) in rows {
         writeln!(s, "{row}")?;
     }

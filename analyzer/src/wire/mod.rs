@@ -14,6 +14,7 @@ pub mod null;
 pub mod sctp;
 pub mod sctp_chunk;
 pub mod sctp_param;
+pub mod serial;
 pub mod udp;
 
 use std::fmt;

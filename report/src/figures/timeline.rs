@@ -6,7 +6,7 @@
 
 use super::style::{self, colour, drawing, padded};
 use super::svg::{csv_field, num, Figure, Tips};
-use crate::components::LATENCY;
+use crate::components::latency;
 use plotters::prelude::*;
 use sctp_handover::handover::{Handover, Point};
 use std::fmt::Write;
@@ -21,10 +21,10 @@ fn point_text(p: &Point) -> String {
 pub fn figure(h: &Handover, name: String, title: String) -> anyhow::Result<Option<Figure>> {
     let origin = h.switch_time;
     let ms = |p: &Point| p.time.since(origin).as_millis_f64();
-    let bars: Vec<(&'static str, f64, f64, &Point, &Point, f64)> = LATENCY
+    let bars: Vec<(&'static str, f64, f64, &Point, &Point, f64)> = latency()
         .iter()
         .filter_map(|def| {
-            let c = crate::components::of(h, def.key)?;
+            let c = (def.get)(h)?;
             let (from, to, value) = (c.from.as_ref()?, c.to.as_ref()?, c.ms?);
             Some((def.label, ms(from), ms(to), from, to, value))
         })
@@ -92,7 +92,12 @@ pub fn figure(h: &Handover, name: String, title: String) -> anyhow::Result<Optio
         for (i, (label, from, to, fp, tp, value)) in bars.iter().enumerate() {
             let y = n - 1.0 - i as f64;
             // One colour per component in every handover's time line.
-            let c = colour(LATENCY.iter().position(|d| d.label == *label).unwrap_or(i));
+            let c = colour(
+                latency()
+                    .iter()
+                    .position(|d| d.label == *label)
+                    .unwrap_or(i),
+            );
             let (x0, x1) = (from.min(*to), from.max(*to));
             let negative = *value < 0.0;
             // A negative component (its end before its start) is drawn
