@@ -2,7 +2,9 @@
 //! what the switch rests on and builds its [`Handover`] record.
 
 use super::latency::{self, Pending};
-use super::model::{AsconfExchange, Component, Handover, HandoverWindow, SwitchClass};
+use super::model::{
+    AsconfExchange, Component, Handover, HandoverWindow, ReceiverSilence, SwitchClass,
+};
 use super::state::{Association, HeartbeatRecord, Mark, PathData};
 use super::{failover, recognition, HandoverEngine};
 use crate::events::{EndpointId, Event, PathId};
@@ -126,6 +128,16 @@ impl HandoverEngine {
         // old path then times out, the switch is a failover.
         let asked_to_move =
             setprim.is_some() || (moved && mobile == Some(sender) && addip.is_some());
+        // The old path's silence, when that is what makes the switch a
+        // failover (the receiver's capture).
+        let mut receiver_silence = None;
+        // A receiver's capture holds no T3 expiry, so an old path that fell
+        // silent stands for them: an ADD-IP alone, without a request to
+        // move, does not make such a switch planned. (koh-kim-2-lan with
+        // SET-PRIMARY 250 ms after the cut: the first DATA the MN gets on
+        // the new path is the CN's T3 retransmission to its alternate
+        // destination, RFC 9260 §6.4.1, before any SET-PRIMARY.)
+        let silence = fell_silent(&old_data, &new_data);
         let (class, class_reason) = if let Some(first) = expiries.first().filter(|_| !asked_to_move)
         {
             let why = format!(
@@ -138,7 +150,7 @@ impl HandoverEngine {
         } else if failed_earlier {
             let why = "back to a path that failed earlier in the association".to_owned();
             (SwitchClass::Return, why)
-        } else if planned {
+        } else if planned && (asked_to_move || silence.is_none()) {
             let why = match (&addip, &setprim) {
                 (_, Some(x)) | (Some(x), None) => {
                     format!(
@@ -150,11 +162,11 @@ impl HandoverEngine {
                     .to_owned(),
             };
             (SwitchClass::Planned, why)
-        } else if let Some(s) = fell_silent(&old_data, &new_data) {
+        } else if let Some(s) = silence {
+            receiver_silence = Some(s);
             let why = format!(
-                "{RECEIVER_FAILOVER}: the old path fell silent for {:.3} ms, {:.1}x its mean DATA interval ({:.3} ms over {} DATA); the sender's timeouts are not in this capture",
-                s.silence.as_millis_f64(),
-                s.silence.as_millis_f64() / s.interval.as_millis_f64(),
+                "{} ({:.3} ms over {} DATA); the sender's timeouts are not in this capture",
+                s.summary(),
                 s.interval.as_millis_f64(),
                 s.data
             );
@@ -240,6 +252,7 @@ impl HandoverEngine {
             to_dst: new_dst,
             class,
             class_reason,
+            receiver_silence,
             switch_frame: switch.frame,
             switch_time: switch.time,
             switch_tsn: tsn,
@@ -353,20 +366,13 @@ pub const RECEIVER_FAILOVER: &str = "seen by the receiver";
 /// a stream sparser than RTO.Min leaves no such trace (docs/metrics.md).
 const SILENCE_FACTOR: i64 = 3;
 
-/// The old path's silence before a switch, against its DATA pace.
-struct Silence {
-    silence: Nanos,
-    interval: Nanos,
-    data: u32,
-}
-
 /// A failover as the receiver sees it (the sender's T3 expiries are not in
 /// its capture: their retransmissions were lost on the old path): the
 /// old path carried a paced stream of DATA in its segment (at least three
 /// chunks), then nothing until DATA came on the new path at least
 /// [`SILENCE_FACTOR`] mean intervals later (docs/metrics.md, "Data path
 /// switch").
-fn fell_silent(old: &PathData, new: &PathData) -> Option<Silence> {
+fn fell_silent(old: &PathData, new: &PathData) -> Option<ReceiverSilence> {
     let (first, last) = (old.first_in_segment?, old.last_data?);
     let resumed = new.first_in_segment?;
     if old.in_segment < 3 {
@@ -374,7 +380,7 @@ fn fell_silent(old: &PathData, new: &PathData) -> Option<Silence> {
     }
     let interval = Nanos(last.time.since(first.time).0 / i64::from(old.in_segment - 1));
     let silence = resumed.time.since(last.time);
-    (interval.0 > 0 && silence.0 >= SILENCE_FACTOR * interval.0).then_some(Silence {
+    (interval.0 > 0 && silence.0 >= SILENCE_FACTOR * interval.0).then_some(ReceiverSilence {
         silence,
         interval,
         data: old.in_segment,

@@ -47,6 +47,9 @@ impl Tracker {
                 // Only a first retransmission can show its expiry spurious:
                 // with two copies out, a duplicate report says both arrived.
                 let d = &mut a.directions[ctx.sender];
+                if new_expiry {
+                    d.ledger(window).on_t3_expiry();
+                }
                 let first = d.ledger(window).transmissions(tsn) == Some(2);
                 d.note_timeout_copy(tsn, pp, expiry_frame, first);
                 Some((pp, t, new_expiry, errors))
@@ -141,10 +144,12 @@ impl Tracker {
         let data_sender = ctx.receiver();
         let window = self.config.limits.tsn_window;
         let a = &mut self.associations[ctx.assoc];
+        let paths = &a.paths;
+        let destination_of = |p: PathId| paths.get(usize::from(p)).map(|s| s.dst);
         let ledger = a.directions[data_sender].ledger(window);
         ledger.swap_buffers(&mut self.ack_buffers);
         ledger.on_sack_counters(u64::from(dup_tsns));
-        let sample = ledger.on_sack(cumulative, gaps, ctx.time);
+        let sample = ledger.on_sack(cumulative, gaps, ctx.time, &destination_of);
         sink.observe(&Observation::Sack {
             frame: ctx.frame,
             time: ctx.time,

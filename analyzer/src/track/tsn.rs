@@ -6,6 +6,7 @@ use crate::events::PathId;
 use crate::time::{Nanos, Timestamp};
 use serde::Serialize;
 use std::collections::VecDeque;
+use std::net::IpAddr;
 
 /// Largest window of unacknowledged TSNs kept by default; older ones are
 /// forgotten (a capture that lacks the reverse direction never
@@ -25,31 +26,135 @@ pub fn serial_le(a: u32, b: u32) -> bool {
     !serial_gt(a, b)
 }
 
+/// The destination address of a path (SFR-CACC keeps its state per
+/// destination, as Linux does per transport; a path here is a
+/// source/destination pair).
+pub(crate) type DestinationOf<'a> = &'a dyn Fn(PathId) -> Option<IpAddr>;
+
 #[derive(Debug, Clone, Copy)]
 struct TsnRecord {
-    /// False for a TSN skipped over (never captured so far).
-    seen: bool,
     first_time: Timestamp,
     last_time: Timestamp,
     last_frame: u64,
     last_path: PathId,
     transmissions: u16,
-    /// Covered by a gap block (cumulatively acked TSNs leave the window).
-    gap_acked: bool,
+    /// The path whose error counter an acknowledgement of this TSN clears
+    /// and whose destination SFR-CACC credits with the new ack: the path
+    /// it was last sent on, or, after that destination was deleted, the
+    /// sender's active path, which Linux moves the TSN to
+    /// (net/sctp/associola.c, sctp_assoc_rm_peer).
+    credit_path: PathId,
+    /// [`SEEN`], [`GAP_ACKED`], [`ORPHANED`], [`FAST_RETRANSMITTED`]: one
+    /// byte, so that a record stays 32 bytes (the window holds up to 2^20).
+    flags: u8,
     miss_reports: u8,
 }
 
+/// Captured at least once (else a TSN skipped over, never captured so far).
+const SEEN: u8 = 1;
+/// Covered by a gap block (cumulatively acked TSNs leave the window).
+const GAP_ACKED: u8 = 2;
+/// Its destination was deleted (ASCONF DELETE-IP) since it was last sent:
+/// Linux's chunk then has no transport, which SFR-CACC rule 3.1 f does not
+/// skip.
+const ORPHANED: u8 = 4;
+/// A copy was fast retransmitted: never again (RFC 9260 §7.2.4 step 3;
+/// Linux's `fast_retransmit` leaves SCTP_CAN_FRTX for good), so its miss
+/// indications are no longer counted.
+const FAST_RETRANSMITTED: u8 = 8;
+
 impl TsnRecord {
     const UNSEEN: TsnRecord = TsnRecord {
-        seen: false,
         first_time: Timestamp(0),
         last_time: Timestamp(0),
         last_frame: 0,
         last_path: 0,
         transmissions: 0,
-        gap_acked: false,
+        credit_path: 0,
+        flags: 0,
         miss_reports: 0,
     };
+
+    fn seen(&self) -> bool {
+        self.flags & SEEN != 0
+    }
+
+    fn gap_acked(&self) -> bool {
+        self.flags & GAP_ACKED != 0
+    }
+
+    fn orphaned(&self) -> bool {
+        self.flags & ORPHANED != 0
+    }
+
+    fn fast_retransmitted(&self) -> bool {
+        self.flags & FAST_RETRANSMITTED != 0
+    }
+
+    fn set(&mut self, flag: u8, on: bool) {
+        if on {
+            self.flags |= flag;
+        } else {
+            self.flags &= !flag;
+        }
+    }
+}
+
+/// Linux's SFR-CACC state of one destination (`struct sctp_transport`'s
+/// `cacc`: set in net/sctp/associola.c, sctp_assoc_set_primary; used in
+/// net/sctp/outqueue.c, sctp_outq_sack and sctp_mark_missing).
+#[derive(Debug, Clone, Copy)]
+struct CaccDestination {
+    address: IpAddr,
+    changeover_active: bool,
+    cycling_changeover: bool,
+    next_tsn_at_change: u32,
+    /// The SACK at hand newly acknowledged, cumulatively, DATA credited to
+    /// this destination (rule 2 B).
+    saw_newack: bool,
+}
+
+/// The split fast retransmit changeover-aware algorithm as Linux runs it
+/// (Iyengar et al.; draft-iyengar-sctp-cacc; not in RFC 9260).
+#[derive(Debug, Default)]
+struct Cacc {
+    /// The sender's primary destination as a SET-PRIMARY (or the deletion
+    /// of the primary) made it; before that, the destination of its new
+    /// DATA stands for it.
+    primary: Option<IpAddr>,
+    /// Destinations with SFR-CACC state (few: one per peer address).
+    destinations: Vec<CaccDestination>,
+}
+
+impl Cacc {
+    fn get(&self, address: IpAddr) -> Option<&CaccDestination> {
+        self.destinations.iter().find(|d| d.address == address)
+    }
+
+    fn entry(&mut self, address: IpAddr) -> &mut CaccDestination {
+        let i = match self.destinations.iter().position(|d| d.address == address) {
+            Some(i) => i,
+            None => {
+                self.destinations.push(CaccDestination {
+                    address,
+                    changeover_active: false,
+                    cycling_changeover: false,
+                    next_tsn_at_change: 0,
+                    saw_newack: false,
+                });
+                self.destinations.len() - 1
+            }
+        };
+        &mut self.destinations[i]
+    }
+
+    /// The primary's state while its changeover is active.
+    fn active_changeover(&self) -> Option<CaccDestination> {
+        self.primary
+            .and_then(|p| self.get(p))
+            .filter(|d| d.changeover_active)
+            .copied()
+    }
 }
 
 /// How a DATA chunk was classified (docs/metrics.md, "New DATA" and
@@ -148,9 +253,14 @@ pub struct TsnLedger {
     /// Miss indications start here: every TSN below is past counting
     /// until it is sent again.
     miss_scan_from: Option<u32>,
-    /// While a changeover of the sender's primary is active: the next TSN
-    /// at the change (see [`TsnLedger::start_changeover`]).
-    changeover: Option<u32>,
+    /// SFR-CACC (see [`TsnLedger::set_primary`]).
+    cacc: Cacc,
+    /// The path of the latest new DATA: Linux's active path, where new
+    /// DATA goes.
+    last_new_path: Option<PathId>,
+    /// While in fast recovery (RFC 9260 §7.2.4; Linux's
+    /// `asoc->fast_recovery`): the highest TSN sent when it began.
+    fast_recovery_exit: Option<u32>,
 }
 
 impl TsnLedger {
@@ -172,19 +282,76 @@ impl TsnLedger {
         std::mem::take(&mut self.forgotten)
     }
 
-    /// The sender's primary destination changed (a SET-PRIMARY it was
-    /// asked for took effect). Linux then runs the split fast retransmit
-    /// changeover-aware algorithm (SFR-CACC, net/sctp/outqueue.c, after
-    /// Iyengar et al.; RFC 9260 has none): until the cumulative ack passes
-    /// the next TSN at the change, a TSN sent before it gets no miss
-    /// indication from a SACK that newly acknowledges nothing sent where
-    /// it was last sent. DATA left on a cut old path is therefore
-    /// retransmitted by its T3 timer, not fast (koh-kim-2: the kernel
-    /// counts one T3 expiry and no fast retransmission).
-    pub(crate) fn start_changeover(&mut self) {
-        if let Some(highest) = self.counters.highest_tsn {
-            self.changeover = Some(highest.wrapping_add(1));
+    /// The sender's primary destination is now `address` (a SET-PRIMARY it
+    /// was asked for took effect), as Linux's sctp_assoc_set_primary
+    /// (net/sctp/associola.c) records it for SFR-CACC: a change of primary
+    /// while DATA is outstanding starts a changeover on the new primary
+    /// (CHANGEOVER_ACTIVE, next_tsn_at_change = the next TSN), and a second
+    /// change to it while that is still active makes it a cycling
+    /// changeover. Linux also starts none when DATA is only queued, not yet
+    /// sent; a capture cannot see that queue (nothing outstanding: no
+    /// changeover here).
+    pub(crate) fn set_primary(&mut self, address: IpAddr, destination_of: DestinationOf) {
+        let previous = self.current_primary(destination_of);
+        let changeover = previous.is_some_and(|p| p != address);
+        self.cacc.primary = Some(address);
+        let outstanding = self.window.iter().any(|r| r.seen() && !r.gap_acked());
+        let Some(highest) = self.counters.highest_tsn.filter(|_| outstanding) else {
+            return;
+        };
+        let d = self.cacc.entry(address);
+        if d.changeover_active {
+            d.cycling_changeover = changeover;
         }
+        d.changeover_active = changeover;
+        d.next_tsn_at_change = highest.wrapping_add(1);
+    }
+
+    fn current_primary(&self, destination_of: DestinationOf) -> Option<IpAddr> {
+        self.cacc
+            .primary
+            .or_else(|| self.last_new_path.and_then(destination_of))
+    }
+
+    /// The receiver's address `address` was deleted (an ASCONF DELETE-IP
+    /// took effect). As Linux's sctp_assoc_rm_peer: a deleted primary is
+    /// replaced by `successor` (the first remaining address), and the TSNs
+    /// last sent to the address lose their destination and move to the
+    /// active path (`successor_path` when the active path went to the
+    /// deleted address): acknowledging them clears that path's error
+    /// counter, and SFR-CACC rule 3.1 f no longer skips them.
+    pub(crate) fn destination_deleted(
+        &mut self,
+        address: IpAddr,
+        successor: Option<IpAddr>,
+        successor_path: Option<PathId>,
+        destination_of: DestinationOf,
+    ) {
+        if self.current_primary(destination_of) == Some(address) {
+            if let Some(s) = successor {
+                self.set_primary(s, destination_of);
+            }
+        }
+        let active = self
+            .last_new_path
+            .filter(|&p| destination_of(p) != Some(address))
+            .or(successor_path);
+        for rec in self.window.iter_mut() {
+            if rec.seen() && !rec.orphaned() && destination_of(rec.last_path) == Some(address) {
+                rec.set(ORPHANED, true);
+                if let Some(p) = active {
+                    rec.credit_path = p;
+                }
+            }
+        }
+        // Its transport is freed: an address added again starts afresh.
+        self.cacc.destinations.retain(|d| d.address != address);
+    }
+
+    /// A T3 timer expired: Linux leaves fast recovery
+    /// (sctp_transport_lower_cwnd, SCTP_LOWER_CWND_T3_RTX).
+    pub(crate) fn on_t3_expiry(&mut self) {
+        self.fast_recovery_exit = None;
     }
 
     /// Transmissions of `tsn` seen so far, while it is in the window.
@@ -205,13 +372,13 @@ impl TsnLedger {
         c.data_chunks += 1;
         c.user_data_bytes += user_bytes as u64;
         let fresh = TsnRecord {
-            seen: true,
             first_time: time,
             last_time: time,
             last_frame: frame,
             last_path: path,
             transmissions: 1,
-            gap_acked: false,
+            credit_path: path,
+            flags: SEEN,
             miss_reports: 0,
         };
         match c.highest_tsn {
@@ -221,12 +388,14 @@ impl TsnLedger {
                 if self.window.is_empty() {
                     self.base = tsn;
                 }
+                self.last_new_path = Some(path);
                 self.push(tsn, fresh);
                 DataClass::New
             }
             Some(highest) if serial_gt(tsn, highest) => {
                 c.highest_tsn = Some(tsn);
                 c.new_chunks += 1;
+                self.last_new_path = Some(path);
                 self.push(tsn, fresh);
                 DataClass::New
             }
@@ -236,12 +405,12 @@ impl TsnLedger {
                 let class = match self.index(tsn) {
                     Some(i) => {
                         let rec = &mut self.window[i];
-                        let class = if rec.seen {
+                        let class = if rec.seen() {
                             DataClass::Retransmission {
                                 previous_frame: Some(rec.last_frame),
                                 previous_time: Some(rec.last_time),
                                 previous_path: Some(rec.last_path),
-                                already_acked: cum_acked || rec.gap_acked,
+                                already_acked: cum_acked || rec.gap_acked(),
                                 fast: rec.miss_reports >= FAST_RETRANSMIT_MISSES,
                             }
                         } else {
@@ -251,15 +420,20 @@ impl TsnLedger {
                                 previous_frame: None,
                                 previous_time: None,
                                 previous_path: None,
-                                already_acked: cum_acked || rec.gap_acked,
+                                already_acked: cum_acked || rec.gap_acked(),
                                 fast: false,
                             }
                         };
-                        rec.seen = true;
+                        rec.set(SEEN, true);
                         rec.transmissions = rec.transmissions.saturating_add(1);
                         rec.last_frame = frame;
                         rec.last_time = time;
                         rec.last_path = path;
+                        rec.credit_path = path;
+                        rec.set(ORPHANED, false);
+                        if matches!(class, DataClass::Retransmission { fast: true, .. }) {
+                            rec.set(FAST_RETRANSMITTED, true);
+                        }
                         rec.miss_reports = 0;
                         // Its miss indications count again from zero: the
                         // scan for them must not start past it.
@@ -305,7 +479,7 @@ impl TsnLedger {
         let skipped = tsn.wrapping_sub(end) as usize;
         let cap = self.window_cap();
         if skipped >= cap {
-            self.forgotten += self.window.iter().filter(|r| r.seen).count() as u64;
+            self.forgotten += self.window.iter().filter(|r| r.seen()).count() as u64;
             self.window.clear();
             self.base = tsn;
         } else if skipped > 0 {
@@ -316,7 +490,7 @@ impl TsnLedger {
         }
         crate::compact::push_back(&mut self.window, record);
         while self.window.len() > cap {
-            if self.window.pop_front().is_some_and(|r| r.seen) {
+            if self.window.pop_front().is_some_and(|r| r.seen()) {
                 self.forgotten += 1;
             }
             self.base = self.base.wrapping_add(1);
@@ -331,15 +505,43 @@ impl TsnLedger {
     /// Applies a SACK (or the cumulative ack of a SHUTDOWN). Returns a
     /// Karn-valid RTT sample for the highest TSN this SACK newly
     /// acknowledged cumulatively, if that TSN was sent exactly once.
+    ///
+    /// Miss indications follow RFC 9260 §7.2.4 and Linux's sctp_outq_sack
+    /// and sctp_mark_missing (net/sctp/outqueue.c): HTNA (only TSNs below
+    /// the highest TSN this SACK newly acknowledged; in fast recovery, when
+    /// the cumulative ack advances, below the SACK's highest TSN), none for
+    /// a TSN fast retransmitted before, and the SFR-CACC rules while a
+    /// changeover of the primary is active (see [`Self::set_primary`]).
     pub fn on_sack(
         &mut self,
         cumulative: u32,
         gap_blocks: impl Iterator<Item = (u16, u16)>,
         time: Timestamp,
+        destination_of: DestinationOf,
     ) -> Option<RttSample> {
         self.newly_acked_paths.clear();
         self.newly_acked.clear();
+        // SFR-CACC 1): the primary's changeover ends when this SACK's
+        // cumulative ack reaches next_tsn_at_change, and every cycling
+        // changeover with it; 2 A): the new-ack flags start afresh (Linux
+        // does so only for a SACK with gap blocks, the only one whose flags
+        // are looked at).
+        if let Some(p) = self.cacc.active_changeover() {
+            let ended = serial_le(p.next_tsn_at_change, cumulative);
+            for d in &mut self.cacc.destinations {
+                if ended {
+                    d.cycling_changeover = false;
+                    if d.address == p.address {
+                        d.changeover_active = false;
+                    }
+                }
+                d.saw_newack = false;
+            }
+        }
         let mut sample = None;
+        // HTNA: the highest TSN this SACK newly acknowledges, from its
+        // cumulative ack on (Linux: highest_new_tsn).
+        let mut highest_new = cumulative;
         let advances = self
             .counters
             .cumulative_tsn_ack
@@ -348,7 +550,7 @@ impl TsnLedger {
             self.counters.cumulative_tsn_ack = Some(cumulative);
             while !self.window.is_empty() && serial_le(self.base, cumulative) {
                 if let Some(rec) = self.window.pop_front() {
-                    if rec.seen && !rec.gap_acked {
+                    if rec.seen() && !rec.gap_acked() {
                         self.newly_acked.push(AckedTsn {
                             tsn: self.base,
                             last_frame: rec.last_frame,
@@ -362,9 +564,10 @@ impl TsnLedger {
                                 rtt: time.since(rec.first_time),
                             });
                         }
-                        if !self.newly_acked_paths.contains(&rec.last_path) {
-                            self.newly_acked_paths.push(rec.last_path);
+                        if !self.newly_acked_paths.contains(&rec.credit_path) {
+                            self.newly_acked_paths.push(rec.credit_path);
                         }
+                        highest_new = self.base;
                     }
                 }
                 self.base = self.base.wrapping_add(1);
@@ -373,10 +576,17 @@ impl TsnLedger {
                 self.base = cumulative.wrapping_add(1);
             }
         }
+        // The paths credited with TSNs this SACK acknowledged cumulatively.
+        let cumulative_paths = self.newly_acked_paths.len();
         let cum = self.counters.cumulative_tsn_ack.unwrap_or(cumulative);
-        let mut highest_gap_end: Option<u32> = None;
+        let mut blocks = 0u32;
+        // The SACK's highest TSN: its cumulative ack plus the end of its
+        // last gap block (Linux: highest_tsn).
+        let mut highest_in_sack = cumulative;
         for (start, end) in gap_blocks {
             self.counters.gap_blocks += 1;
+            blocks += 1;
+            highest_in_sack = cumulative.wrapping_add(u32::from(end));
             if end < start {
                 continue;
             }
@@ -393,66 +603,100 @@ impl TsnLedger {
             for i in from..to {
                 let tsn = self.base.wrapping_add(i as u32);
                 let rec = &mut self.window[i];
-                if rec.seen && !rec.gap_acked {
-                    rec.gap_acked = true;
+                if rec.seen() && !rec.gap_acked() {
+                    rec.set(GAP_ACKED, true);
                     self.newly_acked.push(AckedTsn {
                         tsn,
                         last_frame: rec.last_frame,
                         last_time: rec.last_time,
                         path: rec.last_path,
                     });
-                    if !self.newly_acked_paths.contains(&rec.last_path) {
-                        self.newly_acked_paths.push(rec.last_path);
+                    if !self.newly_acked_paths.contains(&rec.credit_path) {
+                        self.newly_acked_paths.push(rec.credit_path);
+                    }
+                    if serial_gt(tsn, highest_new) {
+                        highest_new = tsn;
                     }
                 }
             }
-            let block_end = cum.wrapping_add(u32::from(end));
-            if highest_gap_end.is_none_or(|h| serial_gt(block_end, h)) {
-                highest_gap_end = Some(block_end);
+        }
+        // Linux leaves fast recovery when a SACK that acknowledges DATA
+        // reaches the TSN it began at (sctp_transport_raise_cwnd).
+        if self
+            .fast_recovery_exit
+            .is_some_and(|exit| !self.newly_acked.is_empty() && serial_le(exit, cumulative))
+        {
+            self.fast_recovery_exit = None;
+        }
+        if blocks == 0 {
+            return sample;
+        }
+        // SFR-CACC 2 B) and C): the destinations credited with a TSN this
+        // SACK newly acknowledged cumulatively (gap-acknowledged ones do not
+        // count in Linux), and how many they are.
+        let changeover = self.cacc.active_changeover();
+        let mut count_of_newacks = 0usize;
+        if changeover.is_some() {
+            for &path in &self.newly_acked_paths[..cumulative_paths] {
+                if let Some(address) = destination_of(path) {
+                    let d = self.cacc.entry(address);
+                    if !d.saw_newack {
+                        d.saw_newack = true;
+                        count_of_newacks += 1;
+                    }
+                }
             }
         }
-        // RFC 9260 §7.2.4: every TSN below the highest gap-acked one that is
-        // still missing gets a miss indication. The scan starts after the
-        // prefix of records past counting (gap acked, never seen, or at the
-        // fast-retransmit threshold), so repeated SACKs over a large window
-        // cost what changes, not the window each time; a record sent again
-        // moves the start back to it (see `on_data`).
-        if let Some(next) = self.changeover {
-            if self
-                .counters
-                .cumulative_tsn_ack
-                .is_some_and(|cum| serial_le(next, cum))
+        // RFC 9260 §7.2.4: every TSN below the limit still missing gets a
+        // miss indication. The scan starts after the prefix of records past
+        // counting (gap acked, never seen, at the fast-retransmit threshold
+        // or fast retransmitted before), so repeated SACKs over a large
+        // window cost what changes, not the window each time; a record sent
+        // again moves the start back to it (see `on_data`).
+        let limit = if self.fast_recovery_exit.is_some() && advances {
+            highest_in_sack
+        } else {
+            highest_new
+        };
+        let start = self
+            .miss_scan_from
+            .map_or(0, |t| (t.wrapping_sub(self.base) as i32).max(0) as usize);
+        let mut prefix_done = true;
+        let mut threshold_reached = false;
+        let cacc = &self.cacc;
+        for i in start..self.window.len() {
+            let tsn = self.base.wrapping_add(i as u32);
+            if !serial_gt(limit, tsn) {
+                break;
+            }
+            let rec = &mut self.window[i];
+            let countable = rec.seen()
+                && !rec.gap_acked()
+                && !rec.fast_retransmitted()
+                && rec.miss_reports < FAST_RETRANSMIT_MISSES;
+            if countable
+                && !changeover.is_some_and(|p| {
+                    cacc_skips(cacc, &p, rec, tsn, count_of_newacks, destination_of)
+                })
             {
-                self.changeover = None;
+                rec.miss_reports += 1;
+                threshold_reached |= rec.miss_reports >= FAST_RETRANSMIT_MISSES;
+            }
+            let done = !rec.seen()
+                || rec.gap_acked()
+                || rec.fast_retransmitted()
+                || rec.miss_reports >= FAST_RETRANSMIT_MISSES;
+            if prefix_done && done {
+                self.miss_scan_from = Some(tsn.wrapping_add(1));
+            } else {
+                prefix_done = false;
             }
         }
-        if let Some(limit) = highest_gap_end {
-            let start = self
-                .miss_scan_from
-                .map_or(0, |t| (t.wrapping_sub(self.base) as i32).max(0) as usize);
-            let mut prefix_done = true;
-            for i in start..self.window.len() {
-                let tsn = self.base.wrapping_add(i as u32);
-                if serial_gt(tsn, limit) {
-                    break;
-                }
-                let rec = &mut self.window[i];
-                let cacc_skip = self.changeover.is_some_and(|next| serial_gt(next, tsn))
-                    && !self.newly_acked_paths.contains(&rec.last_path);
-                if rec.seen
-                    && !rec.gap_acked
-                    && rec.miss_reports < FAST_RETRANSMIT_MISSES
-                    && !cacc_skip
-                {
-                    rec.miss_reports += 1;
-                }
-                let done = !rec.seen || rec.gap_acked || rec.miss_reports >= FAST_RETRANSMIT_MISSES;
-                if prefix_done && done {
-                    self.miss_scan_from = Some(tsn.wrapping_add(1));
-                } else {
-                    prefix_done = false;
-                }
-            }
+        // The fast retransmission this SACK starts begins fast recovery,
+        // unless one is under way (sctp_transport_lower_cwnd,
+        // SCTP_LOWER_CWND_FAST_RTX: exit at the highest TSN sent).
+        if threshold_reached && self.fast_recovery_exit.is_none() {
+            self.fast_recovery_exit = self.counters.highest_tsn;
         }
         sample
     }
@@ -488,12 +732,59 @@ impl TsnLedger {
     }
 }
 
+/// Whether SFR-CACC keeps `rec` (TSN `tsn`) from a miss indication, the
+/// primary's changeover `primary` being active: Linux's sctp_cacc_skip
+/// (net/sctp/outqueue.c). Rule 3.1, unless the changeover is cycling:
+/// d) with two or more destinations newly acknowledged, a TSN not last sent
+/// to the primary is skipped; f) with fewer, a TSN whose destination saw no
+/// new ack is skipped — a TSN whose destination was deleted has none, and
+/// Linux skips it under d only. Rule 3.2, when cycling: a TSN below
+/// next_tsn_at_change is skipped.
+fn cacc_skips(
+    cacc: &Cacc,
+    primary: &CaccDestination,
+    rec: &TsnRecord,
+    tsn: u32,
+    count_of_newacks: usize,
+    destination_of: DestinationOf,
+) -> bool {
+    if primary.cycling_changeover {
+        return serial_gt(primary.next_tsn_at_change, tsn);
+    }
+    let destination = if rec.orphaned() {
+        None
+    } else {
+        destination_of(rec.last_path)
+    };
+    if count_of_newacks >= 2 {
+        destination != Some(primary.address)
+    } else {
+        destination.is_some_and(|d| !cacc.get(d).is_some_and(|s| s.saw_newack))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn t(ms: i64) -> Timestamp {
         Timestamp(ms * 1_000_000)
+    }
+
+    fn addr(p: PathId) -> IpAddr {
+        IpAddr::from([192, 0, 2, 1 + p as u8])
+    }
+
+    /// One path per destination, as a single-homed sender's paths.
+    fn dest(p: PathId) -> Option<IpAddr> {
+        Some(addr(p))
+    }
+
+    /// The window holds up to 2^20 records per direction: SFR-CACC's
+    /// flags share one byte, so a record is no larger than before.
+    #[test]
+    fn a_record_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<TsnRecord>(), 32);
     }
 
     #[test]
@@ -519,7 +810,7 @@ mod tests {
             }
         );
         // SACK cum 101: 100 was sent twice (no sample), 101 once.
-        let s = l.on_sack(101, std::iter::empty(), t(51));
+        let s = l.on_sack(101, std::iter::empty(), t(51), &dest);
         assert_eq!(
             s,
             Some(RttSample {
@@ -550,7 +841,7 @@ mod tests {
         }
         // TSN 2 lost: three SACKs with cum 1 and gap 2-2 .. 2-4 (TSNs 3..5).
         for end in 2..=4u16 {
-            l.on_sack(1, [(2u16, end)].into_iter(), t(10));
+            l.on_sack(1, [(2u16, end)].into_iter(), t(10), &dest);
         }
         assert!(matches!(
             l.on_data(2, 7, t(11), 0, 1),
@@ -572,30 +863,152 @@ mod tests {
     }
 
     #[test]
-    fn miss_indications_count_again_after_a_tsn_is_sent_again() {
+    fn a_tsn_is_fast_retransmitted_once() {
         let mut l = TsnLedger::default();
         for tsn in 1..=8 {
             l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), 0, 1);
         }
         for end in 2..=4u16 {
-            l.on_sack(1, [(2u16, end)].into_iter(), t(10));
+            l.on_sack(1, [(2u16, end)].into_iter(), t(10), &dest);
         }
         assert!(matches!(
             l.on_data(2, 9, t(11), 0, 1),
             DataClass::Retransmission { fast: true, .. }
         ));
-        // The copy is lost too: three more SACKs report it missing, and the
-        // third copy is a fast retransmission again (the scan for miss
-        // indications restarts at the TSN sent again).
-        assert!(matches!(
-            l.on_data(2, 10, t(12), 0, 1),
-            DataClass::Retransmission { fast: false, .. }
-        ));
+        // The copy is lost too: three more SACKs report it missing, but a
+        // TSN is fast retransmitted once (RFC 9260 §7.2.4 step 3; Linux's
+        // SCTP_DONT_FRTX): the third copy is the T3 timer's.
         for end in 5..=7u16 {
-            l.on_sack(1, [(2u16, end)].into_iter(), t(20));
+            l.on_sack(1, [(2u16, end)].into_iter(), t(20), &dest);
         }
         assert!(matches!(
-            l.on_data(2, 11, t(21), 0, 1),
+            l.on_data(2, 10, t(400), 0, 1),
+            DataClass::Retransmission { fast: false, .. }
+        ));
+        assert_eq!(l.counters.fast_retransmissions, 1);
+    }
+
+    #[test]
+    fn miss_indications_follow_htna() {
+        let mut l = TsnLedger::default();
+        for tsn in 1..=6 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), 0, 1);
+        }
+        // TSN 2 lost; the same SACK (gap 3-3) three times newly
+        // acknowledges TSN 3 once: one miss indication, not three.
+        for _ in 0..3 {
+            l.on_sack(1, [(2u16, 2u16)].into_iter(), t(10), &dest);
+        }
+        l.on_sack(1, [(2u16, 3u16)].into_iter(), t(10), &dest);
+        assert!(matches!(
+            l.on_data(2, 7, t(11), 0, 1),
+            DataClass::Retransmission { fast: false, .. }
+        ));
+    }
+
+    /// koh-kim-2-lan with SET-PRIMARY 250 ms after the cut (make
+    /// reproduce, at_set_peer_primary=1250, r01 cn.pcap): TSNs 129 and 130
+    /// went to the cut old address; SET-PRIMARY moves new DATA from 131 on
+    /// to the new one. While the changeover is active SACKs gap-acknowledge
+    /// only new-path TSNs (no destination newly acknowledged: rule 3.1 f
+    /// skips 129); once DELETE-IP removed the old address, 129 has no
+    /// destination and three SACKs fast retransmit it (the kernel's MIB: 1
+    /// T3 expiry, 1 fast retransmission).
+    #[test]
+    fn sfr_cacc_skips_the_old_destination_until_it_is_deleted() {
+        let (old, new) = (0, 1);
+        let mut l = TsnLedger::default();
+        l.on_data(128, 1, t(0), old, 1);
+        l.on_sack(128, std::iter::empty(), t(1), &dest);
+        l.on_data(129, 2, t(2), old, 1);
+        l.on_data(130, 3, t(3), old, 1);
+        l.set_primary(addr(new), &dest);
+        for (i, tsn) in (131..=140).enumerate() {
+            l.on_data(tsn, 10 + i as u64, t(10 + i as i64), new, 1);
+        }
+        // Gap 3-3 .. 3-6: TSNs 131..134 newly acknowledged, on the new
+        // path, by gap blocks only.
+        for end in 3..=6u16 {
+            l.on_sack(128, [(3u16, end)].into_iter(), t(20), &dest);
+        }
+        assert_eq!(l.index(129).map(|i| l.window[i].miss_reports), Some(0));
+        l.destination_deleted(addr(old), Some(addr(new)), Some(new), &dest);
+        for end in 7..=9u16 {
+            l.on_sack(128, [(3u16, end)].into_iter(), t(30), &dest);
+        }
+        assert!(matches!(
+            l.on_data(129, 30, t(31), new, 1),
+            DataClass::Retransmission { fast: true, .. }
+        ));
+        // Acknowledged now, it clears the error counter of the path it was
+        // moved to with its destination's deletion, not the deleted one.
+        l.on_sack(129, [(2u16, 11u16)].into_iter(), t(40), &dest);
+        assert_eq!(l.newly_acked_paths(), &[new]);
+    }
+
+    #[test]
+    fn sfr_cacc_rules_d_and_f() {
+        let (a, b, c) = (0, 1, 2);
+        let mut l = TsnLedger::default();
+        // 1..4 to A (3 lost), 2 again to B (after a T3 expiry); SET-PRIMARY
+        // to C; 5..7 to C (5 lost).
+        for tsn in 1..=4 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), a, 1);
+        }
+        l.on_data(2, 5, t(5), b, 1);
+        l.set_primary(addr(c), &dest);
+        for tsn in 5..=7 {
+            l.on_data(tsn, u64::from(tsn) + 1, t(i64::from(tsn) + 1), c, 1);
+        }
+        let misses = |l: &TsnLedger, tsn: u32| l.index(tsn).map(|i| l.window[i].miss_reports);
+        // Cum 2 newly acknowledges TSN 1 (A) and 2 (B): two destinations,
+        // so rule d counts only TSNs last sent to the primary, C: 5, not 3.
+        l.on_sack(2, [(2u16, 2u16), (4u16, 4u16)].into_iter(), t(10), &dest);
+        assert_eq!((misses(&l, 3), misses(&l, 5)), (Some(0), Some(1)));
+        // TSN 7 newly gap-acknowledged, nothing cumulatively: rule f skips
+        // both, their destinations saw no new ack.
+        l.on_sack(2, [(2u16, 2u16), (4u16, 5u16)].into_iter(), t(11), &dest);
+        assert_eq!((misses(&l, 3), misses(&l, 5)), (Some(0), Some(1)));
+    }
+
+    #[test]
+    fn sfr_cacc_ends_when_the_cumulative_ack_reaches_the_change() {
+        let (old, new) = (0, 1);
+        let mut l = TsnLedger::default();
+        for tsn in 1..=2 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), old, 1);
+        }
+        l.set_primary(addr(new), &dest);
+        for tsn in 3..=9 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), new, 1);
+        }
+        // Cum 3 passes next_tsn_at_change (3): the changeover is over and
+        // TSN 4, lost, counts three miss indications as without it.
+        for end in 2..=4u16 {
+            l.on_sack(3, [(2u16, end)].into_iter(), t(20), &dest);
+        }
+        assert!(matches!(
+            l.on_data(4, 20, t(21), new, 1),
+            DataClass::Retransmission { fast: true, .. }
+        ));
+    }
+
+    #[test]
+    fn no_changeover_without_outstanding_data() {
+        let (old, new) = (0, 1);
+        let mut l = TsnLedger::default();
+        l.on_data(1, 1, t(0), old, 1);
+        l.on_sack(1, std::iter::empty(), t(1), &dest);
+        // Nothing outstanding: Linux records the primary, no changeover.
+        l.set_primary(addr(new), &dest);
+        for tsn in 2..=6 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), new, 1);
+        }
+        for end in 2..=4u16 {
+            l.on_sack(1, [(2u16, end)].into_iter(), t(20), &dest);
+        }
+        assert!(matches!(
+            l.on_data(2, 20, t(21), new, 1),
             DataClass::Retransmission { fast: true, .. }
         ));
     }
