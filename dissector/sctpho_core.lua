@@ -148,6 +148,12 @@ local function new_direction()
     -- path charged, frame of its expiry} (nil until the first), for
     -- spurious expiries (docs/metrics.md, "Spurious timeouts").
     sent = {}, copies = {}, timeouts = nil,
+    -- SFR-CACC as Linux runs it (the analyzer's track::tsn, Cacc):
+    -- primary (address) once a SET-PRIMARY or a deleted primary set it;
+    -- cacc[address] = {active, cycling, next, saw}; last_new_path: the
+    -- path of the latest new DATA (Linux's active path); fr_exit: while in
+    -- fast recovery, the highest TSN sent when it began.
+    primary = nil, cacc = {}, last_new_path = nil, fr_exit = nil,
   }
 end
 
@@ -155,7 +161,8 @@ function Core:create(ports, frame)
   local id = #self.assocs
   local a = {
     id = id, ports = ports, tags = {},
-    ep = { [0] = { addrs = {} }, [1] = { addrs = {} } },
+    -- ep[e].conf[addr]: the address's confirmation (see confirmation()).
+    ep = { [0] = { addrs = {}, conf = {} }, [1] = { addrs = {}, conf = {} } },
     paths = {}, path_index = {},
     dir = { [0] = new_direction(), [1] = new_direction() },
     -- pending_asconf["sender|serial"]: the request an ASCONF-ACK would
@@ -442,13 +449,39 @@ local function path_event(self, ctx, p, event, state, severity, text, kind)
   add_expert(ann, severity, text, kind)
 end
 
+-- Address confirmation (RFC 9260 §5.4), per endpoint and address as the
+-- analyzer's track::assoc::AddressInfo: confirmed implicitly by the
+-- handshake (the source or destination of an INIT or INIT ACK), confirmed
+-- by a HEARTBEAT ACK since it was (last) added, and awaiting confirmation
+-- (listed in an INIT or INIT ACK, or added by ASCONF, and neither).
+-- An address only seen in packets is taken as confirmed.
+local function confirmation(a, endpoint, addr)
+  local conf = a.ep[endpoint].conf
+  local c = conf[addr]
+  if not c then
+    c = { handshake = false, confirmed = false, unconfirmed = false }
+    conf[addr] = c
+  end
+  return c
+end
+
+local function await_confirmation(c)
+  if not c.handshake and not c.confirmed then c.unconfirmed = true end
+end
+
 -- An unanswered HEARTBEAT or a T3 expiry of DATA last sent on p (RFC 9260
 -- §8.2): past PFMR the path is potentially failed (RFC 7829 §4), past
 -- Path.Max.Retrans inactive; a PFMR at or above Path.Max.Retrans never
--- applies (the analyzer's PathState::record_error).
+-- applies. A path to an unconfirmed address counts the error and changes
+-- no state, as Linux leaves an UNCONFIRMED transport; an inactive path
+-- counts nothing more, as Linux raises no INACTIVE transport's count (the
+-- analyzer's PathState::record_error).
 function Core:path_error(ctx, p)
+  if not p.active then return end
   local n = p.errors + 1
   p.errors = n
+  local c = ctx.a.ep[1 - p.sender].conf[p.dst]
+  if c and c.unconfirmed then return end
   if p.active and n > self.pmr then
     p.active, p.pf = false, false
     path_event(self, ctx, p, "path_inactive", "inactive", "warning",
@@ -567,7 +600,18 @@ function Core:chunk(ctx, c)
   if t == SHUTDOWN and c.cum then
     self:sack(ctx, c.cum, nil, 0, 0, 0)
   elseif t == INIT or t == INIT_ACK then
-    ctx.a.handshake[ctx.src], ctx.a.handshake[ctx.dst] = true, true
+    local a = ctx.a
+    a.handshake[ctx.src], a.handshake[ctx.dst] = true, true
+    -- The handshake's own addresses are confirmed implicitly; the others
+    -- its sender lists await a HEARTBEAT ACK (the analyzer's
+    -- Tracker::init).
+    local hs = confirmation(a, ctx.sender, ctx.src)
+    hs.handshake, hs.unconfirmed = true, false
+    hs = confirmation(a, 1 - ctx.sender, ctx.dst)
+    hs.handshake, hs.unconfirmed = true, false
+    for _, listed in ipairs(c.addresses or {}) do
+      await_confirmation(confirmation(a, ctx.sender, listed))
+    end
   elseif t == HEARTBEAT and c.info then
     local a, path = ctx.a, ctx.path
     add_event(ann_of(self, ctx), "heartbeat")
@@ -608,6 +652,8 @@ function Core:chunk(ctx, c)
       local probed = a.paths[hb.path + 1].dst
       local info = a.ep[ctx.sender].addrs[probed]
       if info and not info.confirmed then info.confirmed = ctx.frame end
+      local conf = confirmation(a, ctx.sender, probed)
+      conf.confirmed, conf.unconfirmed = true, false
       self:path_success(ctx, a.paths[hb.path + 1], "heartbeat_ack")
     end
   elseif t == ASCONF and c.serial then
@@ -679,6 +725,63 @@ function Core:asconf(ctx, c)
   end
 end
 
+-- SFR-CACC (Linux's sctp_assoc_set_primary, net/sctp/associola.c; the
+-- analyzer's TsnLedger::set_primary): direction d's primary is now
+-- `address`; a change while DATA is outstanding starts a changeover on it
+-- (cycling when one to it is still active).
+local set_primary, destination_deleted
+local function current_primary(a, d)
+  if d.primary then return d.primary end
+  local p = d.last_new_path and a.paths[d.last_new_path + 1]
+  return p and p.dst
+end
+
+local function outstanding(d)
+  for t, r in pairs(d.rec) do
+    if type(r) ~= "table" or not r.gap then return true end
+  end
+  return false
+end
+
+set_primary = function(a, d, address)
+  local previous = current_primary(a, d)
+  local changeover = previous ~= nil and previous ~= address
+  d.primary = address
+  if d.highest == nil or not outstanding(d) then return end
+  local c = d.cacc[address]
+  if not c then c = { active = false, cycling = false, next = 0, saw = false }; d.cacc[address] = c end
+  if c.active then c.cycling = changeover end
+  c.active = changeover
+  c.next = plus(d.highest, 1)
+end
+
+-- The receiver's address `address` is deleted (Linux's sctp_assoc_rm_peer;
+-- the analyzer's TsnLedger::destination_deleted): the first path of the
+-- sender to an address not deleted stands in for a deleted primary and
+-- active path; the TSNs last sent to the address lose their destination
+-- and are credited to the active path.
+destination_deleted = function(a, sender, address)
+  local d = a.dir[sender]
+  local deleted = a.ep[1 - sender].deleted or {}
+  local successor
+  for _, p in ipairs(a.paths) do
+    if p.sender == sender and p.dst ~= address and not deleted[p.dst] then successor = p; break end
+  end
+  if current_primary(a, d) == address and successor then set_primary(a, d, successor.dst) end
+  local active = d.last_new_path
+  if active == nil or a.paths[active + 1].dst == address then active = successor and successor.id end
+  local rec = d.rec
+  for t, r in pairs(rec) do
+    local lp = type(r) == "table" and r.last_path or r
+    if not (type(r) == "table" and r.orphan) and a.paths[lp + 1].dst == address then
+      if type(r) ~= "table" then r = { last_path = r, gap = false, miss = 0 }; rec[t] = r end
+      r.orphan = true
+      if active ~= nil then r.credit = active end
+    end
+  end
+  d.cacc[address] = nil
+end
+
 function Core:asconf_ack(ctx, c)
   local a, ann = ctx.a, ann_of(self, ctx)
   add_event(ann, "asconf_ack")
@@ -723,12 +826,22 @@ function Core:asconf_ack(ctx, c)
     results[#results + 1] = string.format("%d %s %s: %s", r.corr, r.op, addr_string(r.address), outcome)
     if not repeated and (outcome == "success" or outcome == "implied_success") then
       local ep = a.ep[1 - ctx.sender]
-      if r.op == "add_ip" then ep.addrs[r.address] = ep.addrs[r.address] or {} end
-      if r.op == "set_primary" then
-        -- The answering endpoint's primary changed: Linux's SFR-CACC
-        -- (see Core:sack) until the cumulative ack passes its next TSN.
-        local d = a.dir[ctx.sender]
-        if d.highest then d.changeover = plus(d.highest, 1) end
+      if r.op == "add_ip" then
+        -- Added (again, after a deletion: no longer confirmed): awaits
+        -- a HEARTBEAT ACK (the analyzer's Endpoint::learn).
+        local conf = confirmation(a, 1 - ctx.sender, r.address)
+        if ep.deleted and ep.deleted[r.address] then conf.handshake, conf.confirmed = false, false end
+        await_confirmation(conf)
+        ep.addrs[r.address] = ep.addrs[r.address] or {}
+        if ep.deleted then ep.deleted[r.address] = nil end
+      end
+      -- The answering endpoint's primary changed, or one of its
+      -- destinations is gone: SFR-CACC (see Core:sack).
+      if r.op == "set_primary" then set_primary(a, a.dir[ctx.sender], r.address) end
+      if r.op == "delete_ip" then
+        ep.deleted = ep.deleted or {}
+        ep.deleted[r.address] = true
+        destination_deleted(a, ctx.sender, r.address)
       end
     end
   end
@@ -762,6 +875,7 @@ function Core:data(ctx, tsn)
   if new then
     if highest == nil then d.base = tsn end
     d.highest = tsn
+    d.last_new_path = path
     d.rec[tsn] = path
     d.sent[tsn] = ctx.t
     local current = d.current
@@ -791,8 +905,14 @@ function Core:data(ctx, tsn)
     local sent, copies = d.sent[tsn], (d.copies[tsn] or 1) + 1
     d.copies[tsn] = copies
     d.sent[tsn] = ctx.t
+    -- A TSN is fast retransmitted once (RFC 9260 §7.2.4 step 3): its
+    -- misses are no longer counted (fast_done); sent again, it has its
+    -- destination back (orphan, credit).
+    local fast_done = fast or (type(r) == "table" and r.fast_done) or nil
     if r_gap then
-      r.last_path, r.miss = path, 0
+      r.last_path, r.miss, r.orphan, r.credit, r.fast_done = path, 0, nil, nil, fast_done
+    elseif fast_done then
+      d.rec[tsn] = { last_path = path, gap = false, miss = 0, fast_done = true }
     else
       d.rec[tsn] = path
     end
@@ -802,7 +922,8 @@ function Core:data(ctx, tsn)
       -- show its expiry spurious: with two copies out, a duplicate report
       -- says both arrived.
       local p = a.paths[r_path + 1]
-      self:path_timeout(ctx, p, sent)
+      -- A T3 expiry ends fast recovery (Linux's sctp_transport_lower_cwnd).
+      if self:path_timeout(ctx, p, sent) then d.fr_exit = nil end
       note_copy(d, tsn, r_path, p.last_expiry_frame, copies == 2)
     else
       forget_copy(d, tsn)
@@ -849,7 +970,8 @@ end
 --             with the analyzer's default thresholds, PFMR 0, the first
 --             error makes a path potentially failed);
 --   planned   an ASCONF of the segment added or made primary an address of
---             the new path;
+--             the new path, unless the old path fell silent and the sender
+--             was not asked to move;
 --   failover  seen by the receiver (the old path fell silent);
 --   return    back to a path left earlier;
 --   other.
@@ -888,14 +1010,17 @@ function Core:switch(ctx, d, old, new, tsn)
   local expired = from.last_expiry_frame ~= nil and from.last_expiry_frame >= since
   local asked_to_move = setprim or (moved and mobile == sender and addip)
   local kind, reason
+  -- The receiver's capture holds no T3 expiry: an old path that fell
+  -- silent stands for them, and an ADD-IP alone (no request to move) does
+  -- not make such a switch planned (as the analyzer).
+  local silence, interval = fell_silent(d, old, new)
   if expired and not asked_to_move then
     kind = "failover"
   elseif d.failed[new] or a.failed_paths[new] then
     kind = "return"
-  elseif planned then
+  elseif planned and (asked_to_move or not silence) then
     kind = "planned"
   else
-    local silence, interval = fell_silent(d, old, new)
     if silence then
       kind = "failover"
       reason = string.format("seen by the receiver: the old path fell silent for %.3f ms, %.1fx its mean DATA interval",
@@ -939,7 +1064,7 @@ local function forget_acked(d, from, to, list, set)
     local r = rec[t]
     if r ~= nil then
       local lp = r
-      if type(r) == "table" then lp = not r.gap and r.last_path or nil end
+      if type(r) == "table" then lp = not r.gap and (r.credit or r.last_path) or nil end
       if lp ~= previous and lp and not set[lp] then set[lp] = true; list[#list + 1] = lp end
       previous = lp
       rec[t], sent[t] = nil, nil
@@ -952,13 +1077,27 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
   local a = ctx.a
   local d = a.dir[1 - ctx.sender]
   if dups > 0 then add_event(ann_of(self, ctx), "duplicate_report") end
+  -- SFR-CACC 1) and 2 A) (the analyzer's TsnLedger::on_sack): the
+  -- primary's changeover ends when this SACK's cumulative ack reaches its
+  -- next TSN, and the new-ack flags start afresh.
+  local change = d.primary and d.cacc[d.primary]
+  if change and change.active then
+    local ended = sle(change.next, cum)
+    for _, c in pairs(d.cacc) do
+      if ended then c.cycling = false end
+      c.saw = false
+    end
+    if ended then change.active = false end
+  end
   local dcum = d.cum
-  -- The paths whose DATA this SACK newly acknowledges, in the analyzer's
-  -- order (cumulatively acknowledged TSNs in order, then gap blocks): for
-  -- SFR-CACC below and their error counters. Reused from SACK to SACK.
+  -- The paths credited with DATA this SACK newly acknowledges, in the
+  -- analyzer's order (cumulatively acknowledged TSNs in order, then gap
+  -- blocks): for SFR-CACC and their error counters. Reused from SACK to
+  -- SACK.
   local list, set = self.acked_list, self.acked_set
   for i = #list, 1, -1 do set[list[i]] = nil; list[i] = nil end
-  if dcum == nil or sgt(cum, dcum) then
+  local advances = dcum == nil or sgt(cum, dcum)
+  if advances then
     d.cum, dcum = cum, cum
     local base = d.base
     if base then
@@ -976,7 +1115,7 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
           for _, t in ipairs(tsns) do
             local r = rec[t]
             local lp = r
-            if type(r) == "table" then lp = not r.gap and r.last_path or nil end
+            if type(r) == "table" then lp = not r.gap and (r.credit or r.last_path) or nil end
             if lp and not set[lp] then set[lp] = true; list[#list + 1] = lp end
             rec[t], sent[t], copies[t] = nil, nil, nil
           end
@@ -990,10 +1129,7 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
       end
     end
   end
-  if d.changeover and dcum and sle(d.changeover, dcum) then
-    d.changeover = nil
-  end
-  if ngaps > 0 then self:gap_blocks(d, dcum, s, gaps, ngaps) end
+  self:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
   -- A TSN reported received twice whose last copy was a timeout's: its
   -- first transmission had arrived, so that expiry was spurious.
   if dups > 0 and s then self:spurious(ctx, d, s, gaps + 4 * ngaps, dups) end
@@ -1004,56 +1140,102 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
   end
 end
 
--- The gap blocks of a SACK (ngaps of them at s[gaps..]; cumulative ack
--- dcum): TSNs newly acknowledged, and miss indications.
-function Core:gap_blocks(d, dcum, s, gaps, ngaps)
+-- Whether SFR-CACC keeps TSN t (record r) from a miss indication while the
+-- primary's changeover `change` is active (Linux's sctp_cacc_skip; the
+-- analyzer's cacc_skips): rule 3.2 when cycling, else 3.1 d (two or more
+-- destinations newly acknowledged: only TSNs last sent to the primary
+-- count) and f (fewer: a TSN whose destination saw no new ack does not; a
+-- TSN whose destination was deleted has none, and is not skipped by f).
+local function cacc_skips(a, d, change, r, t, count)
+  if change.cycling then return sgt(change.next, t) end
+  local dest
+  if type(r) == "table" then
+    if not r.orphan then dest = a.paths[r.last_path + 1].dst end
+  else
+    dest = a.paths[r + 1].dst
+  end
+  if count >= 2 then return dest ~= d.primary end
+  if dest == nil then return false end
+  local c = d.cacc[dest]
+  return not (c and c.saw)
+end
+
+-- The gap blocks of a SACK (ngaps of them at s[gaps..]; its cumulative ack
+-- cum, the direction's dcum): TSNs newly acknowledged, and miss
+-- indications as the analyzer's TsnLedger::on_sack counts them (HTNA, fast
+-- recovery, one fast retransmission per TSN, SFR-CACC).
+function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
   local list, set = self.acked_list, self.acked_set
+  local ncum = #list
   local rec = d.rec
-  local highest_gap
+  -- HTNA: the highest TSN this SACK newly acknowledges; the SACK's highest
+  -- TSN (its last block's end).
+  local highest_new, highest_in_sack = cum, cum
   for g = 0, ngaps - 1 do
     local o = gaps + 4 * g
     local s1, s2, e1, e2 = byte(s, o, o + 3)
     local first, last = s1 * 256 + s2, e1 * 256 + e2
+    highest_in_sack = plus(cum, last)
     if last >= first then
       for k = first, min(last, first + 65535) do
         local t = (dcum + k) % TWO32
         local r = rec[t]
+        local newly = false
         if type(r) == "table" then
-          local lp = r.last_path
-          if not r.gap and not set[lp] then set[lp] = true; list[#list + 1] = lp end
+          if not r.gap then
+            newly = true
+            local lp = r.credit or r.last_path
+            if not set[lp] then set[lp] = true; list[#list + 1] = lp end
+          end
           r.gap = true
         elseif r ~= nil then
+          newly = true
           if not set[r] then set[r] = true; list[#list + 1] = r end
           rec[t] = { last_path = r, gap = true, miss = 0 }
         end
+        if newly and sgt(t, highest_new) then highest_new = t end
       end
-      local top = (dcum + last) % TWO32
-      if not highest_gap or sgt(top, highest_gap) then highest_gap = top end
     end
   end
-  if highest_gap then
-    -- TSNs below the highest gap block and not in one: reported missing.
-    -- After a change of the sender's primary (SET-PRIMARY), Linux's
-    -- SFR-CACC gives a TSN sent before the change no miss indication from
-    -- a SACK that newly acknowledges nothing sent where it was last sent,
-    -- until the cumulative ack passes the change (docs/metrics.md).
-    local change = d.changeover
-    local t = plus(dcum, 1)
-    local guard = 0
-    while sle(t, highest_gap) and guard < 65536 do
-      local r = rec[t]
-      local last = type(r) == "table" and r.last_path or r
-      local skip = change and r ~= nil and sgt(change, t) and not set[last]
-      if skip then
-        -- no miss indication
-      elseif type(r) == "table" then
-        if not r.gap then r.miss = r.miss + 1 end
-      elseif r ~= nil then
-        rec[t] = { last_path = r, gap = false, miss = 1 }
-      end
-      t, guard = plus(t, 1), guard + 1
+  -- Fast recovery ends with a SACK that acknowledges DATA up to where it
+  -- began (Linux's sctp_transport_raise_cwnd).
+  if d.fr_exit and #list > 0 and sle(d.fr_exit, cum) then d.fr_exit = nil end
+  if ngaps == 0 then return end
+  -- SFR-CACC 2 B) and C): the destinations credited with a TSN this SACK
+  -- acknowledged cumulatively, and how many.
+  local change = d.primary and d.cacc[d.primary]
+  if not (change and change.active) then change = nil end
+  local count = 0
+  if change then
+    for i = 1, ncum do
+      local dest = a.paths[list[i] + 1].dst
+      local c = d.cacc[dest]
+      if not c then c = { active = false, cycling = false, next = 0, saw = false }; d.cacc[dest] = c end
+      if not c.saw then c.saw = true; count = count + 1 end
     end
   end
+  -- TSNs below the limit and not acknowledged: reported missing (RFC 9260
+  -- §7.2.4), unless SFR-CACC skips them.
+  local limit = highest_new
+  if d.fr_exit and advances then limit = highest_in_sack end
+  local t = plus(dcum, 1)
+  local guard, reached = 0, false
+  while sgt(limit, t) and guard < 65536 do
+    local r = rec[t]
+    if r ~= nil and not (type(r) == "table" and (r.gap or r.fast_done or r.miss >= 3))
+      and not (change and cacc_skips(a, d, change, r, t, count)) then
+      if type(r) == "table" then
+        r.miss = r.miss + 1
+      else
+        r = { last_path = r, gap = false, miss = 1 }
+        rec[t] = r
+      end
+      if r.miss >= 3 then reached = true end
+    end
+    t, guard = plus(t, 1), guard + 1
+  end
+  -- A fast retransmission begins fast recovery, unless one is under way.
+  if reached and d.fr_exit == nil then d.fr_exit = d.highest end
 end
 
 Core.NO_ACK = "ASCONF without ASCONF-ACK by the end of the capture"

@@ -4,7 +4,15 @@
 //! Data flows one way through the modules:
 //! [`capture`] (file bytes → frames) → [`decode`] (frames → SCTP packets) →
 //! [`wire`] (packets → chunks) → [`track`] (chunks → association/path state
-//! and [`events`]) → [`output`] (summaries, JSON).
+//! and [`events`]) → [`handover`] (events → handover records) →
+//! [`analysis`] (the pipeline, handing settled records to a sink) →
+//! [`output`] (summaries, JSON). docs/architecture.md draws it.
+//!
+//! The meaning every output renders is defined here once: the latency
+//! components ([`handover::COMPONENTS`]), the names of the output enums
+//! (`as_str` / `FromStr`, e.g. [`handover::SwitchClass`]), the frame
+//! categories ([`analysis::Accounting::categories`]) and the analysis
+//! settings of the front ends ([`settings::Settings`]).
 
 pub mod analysis;
 mod by_id;
@@ -13,10 +21,14 @@ mod compact;
 pub mod decode;
 pub mod events;
 pub mod handover;
+mod names;
 pub mod output;
+pub mod settings;
 pub mod time;
 pub mod track;
 pub mod wire;
+
+pub use names::UnknownName;
 
 /// Raised whenever a change alters what the analysis reports for the same
 /// input (a value, a class, a column): `analyze --out` reuses an input's
@@ -28,5 +40,11 @@ pub mod wire;
 /// failover before an ADD-IP-only "planned", `return` to a failed path.
 /// 4: a fast retransmission as Linux's SFR-CACC allows after SET-PRIMARY,
 /// an IP length past the frame analysed as truncated, an address added
-/// again unconfirmed.
-pub const RESULTS_REVISION: u32 = 4;
+/// again unconfirmed. 5: miss indications as Linux counts them (HTNA, fast
+/// recovery, one fast retransmission per TSN, SFR-CACC rules 3.1 d/f and
+/// 3.2 with DELETE-IP), an ADD-IP alone no longer makes a receiver's
+/// switch whose old path fell silent planned; address confirmation (no
+/// potentially failed or inactive path to an address never confirmed, no
+/// `path_confirmed` for the handshake's addresses), and an inactive path
+/// counts no more errors.
+pub const RESULTS_REVISION: u32 = 5;

@@ -181,12 +181,28 @@ fn bokor_failover_counter_cleared_between_expiries() {
     assert_eq!(implied, vec![237, 210, 210, 210]);
     let rto = f.rto_estimate_ms.expect("RTO estimate");
     assert!((200.0..=210.5).contains(&rto), "RTO estimate {rto} ms");
+    let inactive_at = |a: &FileAnalysis| -> Vec<u64> {
+        a.events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::PathInactive { path: 1, .. }))
+            .map(|e| e.frame)
+            .collect()
+    };
+    assert_eq!(inactive_at(&a), vec![67]);
     // Without the sender's RTO.Max the held-back expiry counts after the
-    // clear: one too many.
+    // clear: one too many, so the primary is inferred inactive one expiry
+    // early (frame 64), and the last expiry adds nothing (Linux counts no
+    // error of an inactive path).
     options.track.rto.max = Nanos::from_millis(60_000);
     let a = analyze_file(&capture, &options).expect("analysable");
     let f = a.handovers[0].failover.as_ref().expect("failover");
-    assert_eq!(f.observed_pmr, Some(3));
+    let counts: Vec<(u64, u32)> = f
+        .expiries
+        .iter()
+        .map(|e| (e.frame, e.error_count))
+        .collect();
+    assert_eq!(counts, vec![(46, 1), (60, 1), (62, 2), (64, 3), (67, 3)]);
+    assert_eq!(inactive_at(&a), vec![64]);
 }
 
 #[test]

@@ -221,26 +221,29 @@ local function hb(kind, info) return chunk(kind, "\0\1\0\8" .. info) end
 
 t.test("a switch to a path that had an error is a return, whatever ASCONF came before", function()
   -- With the analyzer's default thresholds (PFMR 0) one error makes a
-  -- path potentially failed: here an unanswered HEARTBEAT on FS -> NEW.
+  -- path potentially failed: here an unanswered HEARTBEAT on FS -> NEW,
+  -- once a HEARTBEAT ACK has confirmed NEW (RFC 9260 §5.4).
   local c = handshake()
   c:packet(3, 0, 3000, FS, OLD, pkt(TMT, data(500)))
   c:packet(4, 0, 4000, OLD, FS, pkt(TFS, asconf(1, OLD, ADD, NEW)))
   c:packet(5, 0, 5000, FS, OLD, pkt(TMT, ack(1)))
-  c:packet(6, 0, 6000, FS, NEW, pkt(TMT, hb(4, "aaaa")))
-  c:packet(7, 0, 7000, FS, NEW, pkt(TMT, hb(4, "bbbb")))     -- the first went unanswered
-  c:packet(8, 0, 8000, NEW, FS, pkt(TFS, hb(5, "aaaa")))     -- too late: not matched
-  c:packet(9, 0, 9000, NEW, FS, pkt(TFS, hb(5, "bbbb")))
+  c:packet(6, 0, 6000, FS, NEW, pkt(TMT, hb(4, "cccc")))
+  c:packet(7, 0, 7000, NEW, FS, pkt(TFS, hb(5, "cccc")))     -- NEW confirmed
+  c:packet(8, 0, 8000, FS, NEW, pkt(TMT, hb(4, "aaaa")))
+  c:packet(9, 0, 9000, FS, NEW, pkt(TMT, hb(4, "bbbb")))     -- the first went unanswered
+  c:packet(10, 0, 10000, NEW, FS, pkt(TFS, hb(5, "aaaa")))   -- too late: not matched
+  c:packet(11, 0, 11000, NEW, FS, pkt(TFS, hb(5, "bbbb")))
   local path = c.views[6].path
-  t.eq(c.assocs[1].failed_paths[path], 7, "the path's first error")
-  t.eq(c.ann[7].events[2], "path_potentially_failed")
-  t.eq(c.ann[8].hb_request, nil, "as the analyzer: an unanswered HEARTBEAT is not matched later")
-  t.eq(c.ann[9].hb_request, 7)
-  t.eq(table.concat(c.ann[9].events, ","), "heartbeat_ack,error_counter_cleared,path_active")
-  t.eq(c.ann[9].expert[1][2], "path 2 (192.168.0.100 -> 192.168.0.102) error counter cleared from 1 by a HEARTBEAT ACK")
-  t.eq(c.ann[9].path_states[1][1], "active")
-  c:packet(10, 0, 10000, OLD, FS, pkt(TFS, asconf(2, OLD, SETPRIM, NEW)))
-  c:packet(11, 0, 11000, FS, OLD, pkt(TMT, ack(2)))
-  c:packet(12, 0, 12000, FS, NEW, pkt(TMT, data(501)))
+  t.eq(c.assocs[1].failed_paths[path], 9, "the path's first error")
+  t.eq(c.ann[9].events[2], "path_potentially_failed")
+  t.eq(c.ann[10].hb_request, nil, "as the analyzer: an unanswered HEARTBEAT is not matched later")
+  t.eq(c.ann[11].hb_request, 9)
+  t.eq(table.concat(c.ann[11].events, ","), "heartbeat_ack,error_counter_cleared,path_active")
+  t.eq(c.ann[11].expert[1][2], "path 2 (192.168.0.100 -> 192.168.0.102) error counter cleared from 1 by a HEARTBEAT ACK")
+  t.eq(c.ann[11].path_states[1][1], "active")
+  c:packet(12, 0, 12000, OLD, FS, pkt(TFS, asconf(2, OLD, SETPRIM, NEW)))
+  c:packet(13, 0, 13000, FS, OLD, pkt(TMT, ack(2)))
+  c:packet(14, 0, 14000, FS, NEW, pkt(TMT, data(501)))
   t.eq(c.switches[1].kind, "return", "not planned")
   -- Without the error the same switch is planned.
   c = handshake()
@@ -251,6 +254,31 @@ t.test("a switch to a path that had an error is a return, whatever ASCONF came b
   c:packet(7, 0, 7000, NEW, FS, pkt(TFS, hb(5, "aaaa")))
   c:packet(8, 0, 8000, FS, NEW, pkt(TMT, data(501)))
   t.eq(c.switches[1].kind, "planned")
+end)
+
+t.test("errors on a path to an address never confirmed change no state", function()
+  -- NEW added by ASCONF and never confirmed: Linux counts the unanswered
+  -- HEARTBEATs to it but leaves it UNCONFIRMED, with no notification
+  -- (the analyzer's PathState::record_error).
+  local c = handshake()
+  c:packet(3, 0, 3000, FS, OLD, pkt(TMT, data(500)))
+  c:packet(4, 0, 4000, OLD, FS, pkt(TFS, asconf(1, OLD, ADD, NEW)))
+  c:packet(5, 0, 5000, FS, OLD, pkt(TMT, ack(1)))
+  for i = 0, 7 do
+    c:packet(6 + i, 0, 6000 + 1000 * i, FS, NEW, pkt(TMT, hb(4, "hb" .. i .. "x")))
+  end
+  local p = c.assocs[1].paths[c.views[6].path + 1]
+  t.eq(p.errors, 7, "seven HEARTBEATs went unanswered")
+  t.eq(p.active, true)
+  t.eq(p.pf, false)
+  t.eq(c.assocs[1].failed_paths[p.id], nil, "no potentially failed or inactive state")
+  -- Its first HEARTBEAT ACK confirms it and clears the counter; the next
+  -- errors count as for any path.
+  c:packet(14, 0, 14000, NEW, FS, pkt(TFS, hb(5, "hb7x")))
+  t.eq(table.concat(c.ann[14].events, ","), "heartbeat_ack,error_counter_cleared")
+  c:packet(15, 0, 15000, FS, NEW, pkt(TMT, hb(4, "hb8x")))
+  c:packet(16, 0, 16000, FS, NEW, pkt(TMT, hb(4, "hb9x")))
+  t.eq(c.ann[16].events[2], "path_potentially_failed")
 end)
 
 t.test("the mobile node moving its own source after ADD-IP is planned despite a timeout", function()
@@ -532,6 +560,39 @@ t.test("garbage never raises", function()
     c:packet(i, 0, i, OLD, FS, table.concat(junk))
   end
   t.eq(c.malformed > 0, true)
+end)
+
+
+-- SFR-CACC as Linux runs it (the analyzer's
+-- sfr_cacc_skips_the_old_destination_until_it_is_deleted; koh-kim-2-lan,
+-- SET-PRIMARY 250 ms after the cut): FS's DATA 501 and 502 to the cut OLD
+-- address get no miss indication while the changeover to NEW is active
+-- (rule 3.1 f: SACKs acknowledge only NEW's DATA, by gap blocks); once
+-- DELETE-IP removed OLD they have no destination, and three SACKs make
+-- 501's copy a fast retransmission, not a T3 expiry of path 1.
+t.test("SFR-CACC skips the old destination until it is deleted", function()
+  local c, send = data_sender()
+  local DEL = "\192\2"
+  send(10, FS, OLD, pkt(TMT, data(500)))
+  send(11, OLD, FS, pkt(TFS, sack(500)))
+  send(20, FS, OLD, pkt(TMT, data(501)))
+  send(21, FS, OLD, pkt(TMT, data(502)))
+  send(30, NEW, FS, pkt(TFS, asconf(1, NEW, ADD, NEW)))
+  send(31, FS, NEW, pkt(TMT, ack(1)))
+  send(40, NEW, FS, pkt(TFS, asconf(2, NEW, SETPRIM, NEW)))
+  send(41, FS, NEW, pkt(TMT, ack(2)))
+  for k = 0, 9 do send(50 + k, FS, NEW, pkt(TMT, data(503 + k))) end
+  for e = 3, 6 do send(60 + e, NEW, FS, pkt(TFS, sack_gaps(500, { { 3, e } }))) end
+  local d = c.assocs[1].dir[1]
+  local r = d.rec[501]
+  t.eq(type(r) == "table" and r.miss or 0, 0, "rule 3.1 f: no miss indication")
+  send(70, NEW, FS, pkt(TFS, asconf(3, NEW, DEL, OLD)))
+  send(71, FS, NEW, pkt(TMT, ack(3)))
+  for e = 7, 9 do send(80 + e, NEW, FS, pkt(TFS, sack_gaps(500, { { 3, e } }))) end
+  t.eq(d.rec[501].miss, 3, "no destination: three miss indications")
+  send(90, FS, NEW, pkt(TMT, data(501)))
+  t.eq(c.assocs[1].paths[2].errors, 0, "a fast retransmission: no T3 expiry charged to FS -> OLD")
+  t.eq(d.rec[501].fast_done, true)
 end)
 
 return t

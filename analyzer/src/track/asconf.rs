@@ -5,6 +5,7 @@ use super::tsn::serial_le;
 use super::{Ctx, Tracker};
 use crate::events::{
     AddressSource, AsconfOutcome, AsconfRequestEvent, AsconfResultEvent, EventKind, EventSink,
+    PathId,
 };
 use crate::wire::sctp_chunk::{AsconfAckChunk, AsconfChunk};
 use crate::wire::sctp_param::{cause_code, AsconfOp, AsconfRequestRepr, AsconfResponseRepr};
@@ -149,13 +150,18 @@ impl Tracker {
             }
             match r.op {
                 AsconfOp::AddIp => {
-                    if self.learn(
+                    let learned = self.learn(
                         ctx.assoc,
                         requester,
                         r.address,
                         AddressSource::Asconf,
                         ctx.frame,
-                    ) {
+                    );
+                    // Added: unconfirmed until a HEARTBEAT ACK (RFC 9260
+                    // §5.4 for a new address; Linux's
+                    // sctp_process_asconf_param adds it SCTP_UNCONFIRMED).
+                    self.associations[ctx.assoc].sync_confirmation(requester, r.address);
+                    if learned {
                         follow_ups.push(EventKind::AddressLearned {
                             endpoint: requester,
                             address: r.address,
@@ -164,10 +170,36 @@ impl Tracker {
                     }
                 }
                 AsconfOp::DeleteIp => {
+                    let window = self.config.limits.tsn_window;
                     let a = &mut self.associations[ctx.assoc];
                     if let Some(info) = a.endpoints[requester].address_mut(r.address) {
                         info.deleted_frame = Some(ctx.frame);
                     }
+                    // The answering endpoint's DATA to the address loses its
+                    // destination (SFR-CACC; Linux's sctp_assoc_rm_peer):
+                    // its first path to an address not deleted stands in
+                    // for Linux's first transport, the new primary and
+                    // active path when the deleted address was either (as
+                    // the Lua core's destination_deleted).
+                    let requester_endpoint = &a.endpoints[requester];
+                    let paths = &a.paths;
+                    let successor_path = paths.iter().find(|p| {
+                        p.sender == ctx.sender
+                            && p.dst != r.address
+                            && requester_endpoint
+                                .addresses
+                                .iter()
+                                .all(|x| x.address != p.dst || x.deleted_frame.is_none())
+                    });
+                    let successor = successor_path.map(|p| p.dst);
+                    let successor_path = successor_path.map(|p| p.id);
+                    let destination_of = |p: PathId| paths.get(usize::from(p)).map(|s| s.dst);
+                    a.directions[ctx.sender].ledger(window).destination_deleted(
+                        r.address,
+                        successor,
+                        successor_path,
+                        &destination_of,
+                    );
                     follow_ups.push(EventKind::AddressDeleted {
                         endpoint: requester,
                         address: r.address,
@@ -178,7 +210,11 @@ impl Tracker {
                     let a = &mut self.associations[ctx.assoc];
                     a.endpoints[ctx.sender].primary_destination = Some(r.address);
                     // The answering endpoint now sends to the new primary.
-                    a.directions[ctx.sender].ledger(window).start_changeover();
+                    let paths = &a.paths;
+                    let destination_of = |p: PathId| paths.get(usize::from(p)).map(|s| s.dst);
+                    a.directions[ctx.sender]
+                        .ledger(window)
+                        .set_primary(r.address, &destination_of);
                     follow_ups.push(EventKind::PeerPrimarySet {
                         requester,
                         address: r.address,

@@ -61,6 +61,36 @@ pub struct AddressInfo {
     /// Frame of the first HEARTBEAT ACK answering a HEARTBEAT sent to it
     /// since it was (last) added.
     pub confirmed_frame: Option<u64>,
+    /// Used by the handshake (the source or destination of an INIT or
+    /// INIT ACK): confirmed implicitly (RFC 9260 §5.4), with no
+    /// notification (Linux makes it ACTIVE at once).
+    pub handshake: bool,
+    /// Awaiting confirmation (RFC 9260 §5.4 UNCONFIRMED): listed in an
+    /// INIT or INIT ACK without being the handshake's own address, or
+    /// added by ASCONF (Linux: SCTP_UNCONFIRMED), and no HEARTBEAT ACK
+    /// has answered a HEARTBEAT to it since. Errors on paths to it are
+    /// counted, but the paths are never potentially failed or inactive
+    /// (docs/metrics.md, "Heartbeats and confirmation"). An address only
+    /// seen in packets (a capture from mid-stream) is taken as confirmed:
+    /// its history is not known.
+    pub unconfirmed: bool,
+}
+
+impl AddressInfo {
+    /// Confirmed implicitly by the handshake.
+    pub(crate) fn confirm_by_handshake(&mut self) {
+        self.handshake = true;
+        self.unconfirmed = false;
+    }
+
+    /// Listed by its endpoint (INIT parameters) or added (ASCONF): it
+    /// awaits confirmation unless the handshake or a HEARTBEAT ACK
+    /// confirmed it already.
+    fn await_confirmation(&mut self) {
+        if !self.handshake && self.confirmed_frame.is_none() {
+            self.unconfirmed = true;
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -89,6 +119,10 @@ impl Endpoint {
                     // otherwise (RFC 9260 §5.4), as Linux notifies.
                     info.deleted_frame = None;
                     info.confirmed_frame = None;
+                    info.handshake = false;
+                }
+                if how != AddressSource::Observed {
+                    info.await_confirmation();
                 }
                 info.learned_from.add(how);
                 revived
@@ -102,6 +136,8 @@ impl Endpoint {
                     first_frame: frame,
                     deleted_frame: None,
                     confirmed_frame: None,
+                    handshake: false,
+                    unconfirmed: how != AddressSource::Observed,
                 });
                 true
             }
@@ -114,6 +150,13 @@ impl Endpoint {
 
     pub fn address_mut(&mut self, address: IpAddr) -> Option<&mut AddressInfo> {
         self.addresses.iter_mut().find(|a| a.address == address)
+    }
+
+    /// Whether `address` awaits confirmation (unknown addresses do not).
+    pub fn unconfirmed(&self, address: IpAddr) -> bool {
+        self.addresses
+            .iter()
+            .any(|a| a.address == address && a.unconfirmed)
     }
 }
 
@@ -405,9 +448,11 @@ impl Association {
         }
     }
 
-    /// Adds a path not seen before (its id is its index in `paths`).
-    pub(crate) fn add_path(&mut self, path: PathState) {
+    /// Adds a path not seen before (its id is its index in `paths`),
+    /// unconfirmed when its destination is.
+    pub(crate) fn add_path(&mut self, mut path: PathState) {
         debug_assert_eq!(usize::from(path.id), self.paths.len());
+        path.unconfirmed = self.endpoints[1 - path.sender].unconfirmed(path.dst);
         debug_assert!(self.path(path.src, path.dst).is_none());
         if let Some(index) = &mut self.path_index {
             index.insert((path.src, path.dst), path.id);
@@ -420,6 +465,20 @@ impl Association {
         // Most associations have two or four paths, and a path is large:
         // grow one at a time while few.
         crate::compact::push(&mut self.paths, path);
+    }
+
+    /// Carries `endpoint`'s address `address` confirmation state to the
+    /// paths to it (the peer's transport to that address, whatever the
+    /// source address: Linux keeps the state per destination).
+    pub(crate) fn sync_confirmation(&mut self, endpoint: EndpointId, address: IpAddr) {
+        let unconfirmed = self.endpoints[endpoint].unconfirmed(address);
+        for p in self
+            .paths
+            .iter_mut()
+            .filter(|p| p.sender != endpoint && p.dst == address)
+        {
+            p.unconfirmed = unconfirmed;
+        }
     }
 
     /// The path in the opposite direction, if it has carried packets.

@@ -77,13 +77,19 @@ impl Tracker {
         let probed = p.dst;
         let cleared = p.record_success(ctx.time);
         // The probed address belongs to the endpoint answering (`sender`).
+        // A HEARTBEAT ACK matching its HEARTBEAT's information (Linux
+        // checks the random nonce in it) confirms it (RFC 9260 §5.4), as
+        // Linux notifies SCTP_ADDR_CONFIRMED; the handshake's addresses
+        // were confirmed without a notification.
         let mut newly_confirmed = false;
         if let Some(info) = a.endpoints[ctx.sender].address_mut(probed) {
             if info.confirmed_frame.is_none() {
                 info.confirmed_frame = Some(ctx.frame);
-                newly_confirmed = true;
+                newly_confirmed = !info.handshake;
             }
+            info.unconfirmed = false;
         }
+        a.sync_confirmation(ctx.sender, probed);
         sink.emit(ctx.event(EventKind::HeartbeatAck {
             path: hb.path,
             reply_path: ctx.path,

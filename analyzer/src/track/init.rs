@@ -12,6 +12,18 @@ impl Tracker {
         init: &InitChunk<'_>,
         sink: &mut dyn EventSink,
     ) -> Result<(), &'static str> {
+        // The handshake's own addresses are confirmed implicitly (RFC 9260
+        // §5.4): Linux makes the INIT's and the INIT ACK's source ACTIVE
+        // (sctp_process_init) and the address the user connected to is
+        // confirmed too. No notification: no `path_confirmed`.
+        let a = &mut self.associations[ctx.assoc];
+        let dst = a.paths[usize::from(ctx.path)].dst;
+        for (endpoint, address) in [(ctx.sender, ctx.src), (ctx.receiver(), dst)] {
+            if let Some(info) = a.endpoints[endpoint].address_mut(address) {
+                info.confirm_by_handshake();
+            }
+            a.sync_confirmation(endpoint, address);
+        }
         for param in init.params() {
             let Ok(param) = param else {
                 return Err("INIT parameter length runs past the chunk");
@@ -21,13 +33,16 @@ impl Tracker {
                     let Ok(address) = param.address() else {
                         return Err("INIT address parameter of the wrong length");
                     };
-                    if self.learn(
+                    let learned = self.learn(
                         ctx.assoc,
                         ctx.sender,
                         address,
                         AddressSource::Init,
                         ctx.frame,
-                    ) {
+                    );
+                    // Listed, not used: unconfirmed until a HEARTBEAT ACK.
+                    self.associations[ctx.assoc].sync_confirmation(ctx.sender, address);
+                    if learned {
                         sink.emit(ctx.event(EventKind::AddressLearned {
                             endpoint: ctx.sender,
                             address,

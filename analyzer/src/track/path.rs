@@ -180,6 +180,10 @@ pub struct PathState {
     /// First HEARTBEAT ACK answering a HEARTBEAT sent on this path.
     pub confirmed_frame: Option<u64>,
     pub confirmed_time: Option<Timestamp>,
+    /// Its destination awaits confirmation (RFC 9260 §5.4; see
+    /// [`super::assoc::AddressInfo::unconfirmed`]): errors are counted
+    /// but change no state.
+    pub unconfirmed: bool,
     /// Not inactive (a potentially failed path is still active).
     pub active: bool,
     pub potentially_failed: bool,
@@ -242,6 +246,7 @@ impl PathState {
             rto: RtoEstimator::new(rto),
             confirmed_frame: None,
             confirmed_time: None,
+            unconfirmed: false,
             active: true,
             potentially_failed: false,
             error_count: 0,
@@ -324,9 +329,25 @@ impl PathState {
     /// (RFC 9260 §8.2 error counter): past PFMR the path is potentially
     /// failed (RFC 7829 §4), past Path.Max.Retrans inactive. A PFMR at or
     /// above Path.Max.Retrans never applies (RFC 7829 §4: PF is then off).
+    /// A path to an unconfirmed address counts the error and stays as it
+    /// is: Linux's sctp_do_8_2_transport_strike raises an UNCONFIRMED
+    /// transport's error count, enters PF only from ACTIVE, and
+    /// sctp_assoc_control_transport leaves an UNCONFIRMED transport
+    /// UNCONFIRMED on SCTP_TRANSPORT_DOWN, without a notification. An
+    /// inactive path counts nothing more: the same function raises no
+    /// INACTIVE transport's count, which stays at the count that made it
+    /// inactive until an acknowledgement clears it (the kernel's samples
+    /// in bokor-paper-return-rto1000: 6 with Path.Max.Retrans 5, through
+    /// the unanswered HEARTBEATs that follow).
     pub fn record_error(&mut self, thresholds: Thresholds) -> Option<Transition> {
+        if !self.active {
+            return None;
+        }
         self.error_count += 1;
         self.max_error_count = self.max_error_count.max(self.error_count);
+        if self.unconfirmed {
+            return None;
+        }
         if self.active && self.error_count > thresholds.path_max_retrans {
             self.active = false;
             self.potentially_failed = false;
@@ -396,15 +417,17 @@ mod tests {
         };
         assert_eq!(p.record_error(pmr1), None);
         assert_eq!(p.record_error(pmr1), Some(Transition::BecameInactive(2)));
+        // Inactive: Linux counts no more errors.
         assert_eq!(p.record_error(pmr1), None);
+        assert_eq!(p.error_count, 2);
         assert_eq!(
             p.record_success(Timestamp(0)),
             Cleared {
-                error_count: Some(3),
+                error_count: Some(2),
                 transition: Some(Transition::BecameActive)
             }
         );
-        assert_eq!(p.max_error_count, 3);
+        assert_eq!(p.max_error_count, 2);
         assert_eq!(p.record_success(Timestamp(0)), Cleared::default());
     }
 
@@ -437,6 +460,37 @@ mod tests {
         assert_eq!(q.record_error(off), None);
         assert_eq!(q.record_error(off), Some(Transition::BecameInactive(2)));
         assert_eq!(q.pf_transitions, 0);
+    }
+
+    #[test]
+    fn an_unconfirmed_path_counts_errors_and_keeps_its_state() {
+        // Linux's sctp_do_8_2_transport_strike: an UNCONFIRMED transport's
+        // error count rises, but it never becomes PF or INACTIVE.
+        let a = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        let mut p = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        p.unconfirmed = true;
+        let linux = Thresholds {
+            path_max_retrans: 2,
+            pf_retrans: Some(0),
+        };
+        for _ in 0..5 {
+            assert_eq!(p.record_error(linux), None);
+        }
+        assert_eq!((p.error_count, p.status()), (5, PathStatus::Active));
+        assert_eq!((p.pf_transitions, p.inactive_transitions), (0, 0));
+        // Confirmed (a HEARTBEAT ACK clears the counter): as any path.
+        p.unconfirmed = false;
+        assert_eq!(
+            p.record_success(Timestamp(0)),
+            Cleared {
+                error_count: Some(5),
+                transition: None
+            }
+        );
+        assert_eq!(
+            p.record_error(linux),
+            Some(Transition::BecamePotentiallyFailed(1))
+        );
     }
 
     #[test]
