@@ -7,10 +7,13 @@
 //! - the peer's address additions, deletions and primary changes
 //!   (`kernel_addr_change` `added`, `removed`, `made_primary`);
 //! - path states: potentially failed, inactive, active again, confirmed
-//!   (`kernel_addr_change` of the data sender);
+//!   (`kernel_addr_change` of the data sender), and nothing inferred that
+//!   the kernel did not notify (no failure of a destination never
+//!   confirmed, no confirmation of the handshake's addresses);
 //! - T3 expiries (`kernel_mib` SctpT3RtxExpireds of the data sender);
 //! - the primary path's error counter (`kernel_status`
-//!   `primary_error_count`) at each expiry the analyzer charges to it.
+//!   `primary_error_count`) at the kernel's sample after each expiry the
+//!   analyzer charges to it.
 //!
 //! Times agree within [`TOLERANCE`] (the kernel's 10 ms samples, a timer
 //! tick of its HZ = 100, scheduling); a notification's logged time is when
@@ -20,13 +23,15 @@
 //! arrive one one-way delay later, or later still when an answer was lost.
 //!
 //! The comparison is printed (`make kernel-check`, or `cargo test -p
-//! sctp-handover-harness --test kernel_agreement -- --ignored --nocapture`). `SCTP_KERNEL_AGREEMENT_RUNS=DIR`
-//! compares every run found below DIR instead (the harness's layout, or
-//! `make reproduce`'s run directory).
+//! sctp-handover-harness --test kernel_agreement -- --ignored
+//! --nocapture`). `SCTP_KERNEL_AGREEMENT_RUNS=DIR` compares every run
+//! found below DIR instead (the harness's layout, or `make reproduce`'s run
+//! directory). `make test` replays the two scenarios whose fresh replays
+//! used to vary ([`the_scenarios_that_varied_agree_with_the_kernel`]).
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
-use sctp_handover::events::{AsconfOutcome, EventKind};
-use sctp_handover::handover::{anchors, CapturePoint};
+use sctp_handover::events::{AsconfOutcome, EventKind, PathId};
+use sctp_handover::handover::{anchors, CapturePoint, Expiry};
 use sctp_handover::time::{Nanos, Timestamp};
 use sctp_handover::wire::sctp_param::AsconfOp;
 use serde_json::Value;
@@ -51,8 +56,12 @@ fn near_notification(d: Nanos) -> bool {
 
 /// Replays every shipped scenario, two at a time (2 cores; a run is mostly
 /// the guest's real time), into a fresh directory.
-fn replay_all(scenarios: &[PathBuf]) -> PathBuf {
-    let out = std::env::temp_dir().join(format!("sctp-kernel-agreement-{}", std::process::id()));
+/// (`tag` tells apart the directories of two tests of one process.)
+fn replay_all(scenarios: &[PathBuf], tag: &str) -> PathBuf {
+    let out = std::env::temp_dir().join(format!(
+        "sctp-kernel-agreement-{tag}-{}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).expect("the replays' directory");
     for pair in scenarios.chunks(2) {
@@ -511,37 +520,54 @@ fn path_states(run: &Run, point: &'static str, a: &FileAnalysis, rows: &mut Vec<
                 *s == state && (near_notification(d) || held_back(d, e.time, &sacks, run))
             });
             if !matched {
-                // Known gap (docs/metrics.md): Linux keeps a destination
-                // never confirmed unconfirmed, however many HEARTBEATs to
-                // it go unanswered (no inactive, no notification); the
-                // analyzer does not model confirmation yet.
-                let path = match e.kind {
-                    EventKind::PathPotentiallyFailed { path, .. }
-                    | EventKind::PathInactive { path, .. } => path,
-                    _ => continue,
-                };
-                let unconfirmed = !a.events.iter().any(|c| {
-                    c.frame < e.frame
-                        && matches!(c.kind, EventKind::PathConfirmed { path: p, .. } if p == path)
-                }) && run
-                    .of("cn", "kernel_paddr")
-                    .iter()
-                    .any(|r| r["state"] == "unconfirmed");
+                // Including a path to an address never confirmed: Linux
+                // leaves it unconfirmed however many HEARTBEATs to it go
+                // unanswered (no state change, no notification), and so
+                // does the analyzer (docs/metrics.md, "Heartbeats and
+                // confirmation").
                 rows.push(Row {
                     scenario: run.name.clone(),
                     point,
                     what: format!("{state} inferred at frame {}", e.frame),
                     kernel: "no such notification".into(),
-                    analyzer: format!(
-                        "{:?}{}",
-                        e.kind,
-                        if unconfirmed {
-                            " (known gap: a destination never confirmed, which Linux leaves unconfirmed)"
-                        } else {
-                            ""
-                        }
-                    ),
-                    asserted: !unconfirmed,
+                    analyzer: format!("{:?}", e.kind),
+                    asserted: true,
+                    agrees: false,
+                });
+            }
+        }
+        // And every confirmation: the handshake's addresses are confirmed
+        // without one, an address listed or added with a notification
+        // when the first HEARTBEAT ACK for it comes back.
+        let kernel_confirmed: Vec<(Timestamp, String)> = run
+            .of("cn", "kernel_addr_change")
+            .into_iter()
+            .filter(|r| r["state"] == "confirmed")
+            .filter_map(|r| Some((time(r), r["address"].as_str()?.to_owned())))
+            .collect();
+        for e in &a.events {
+            let EventKind::PathConfirmed { path, address } = e.kind else {
+                continue;
+            };
+            if assoc
+                .paths
+                .get(usize::from(path))
+                .is_none_or(|p| p.src != cn)
+            {
+                continue;
+            }
+            let address = address.to_string();
+            let matched = kernel_confirmed
+                .iter()
+                .any(|(t, k)| *k == address && near_notification(e.time.since(*t)));
+            if !matched {
+                rows.push(Row {
+                    scenario: run.name.clone(),
+                    point,
+                    what: format!("confirmed {address} inferred at frame {}", e.frame),
+                    kernel: "no such notification".into(),
+                    analyzer: format!("{:?}", e.kind),
+                    asserted: true,
                     agrees: false,
                 });
             }
@@ -590,6 +616,85 @@ fn expiries(run: &Run, point: &'static str, a: &FileAnalysis, rows: &mut Vec<Row
     });
 }
 
+/// The analyzer's error counter of `path` at `until`, from a failover
+/// expiry's count (its value right after the expiry) and what the
+/// analyzer inferred after it up to then, counted as the analyzer counts:
+/// unanswered HEARTBEATs and T3 expiries of the path raise it (a
+/// failover's expiry: to its own count) unless the path is inactive, an
+/// `error_counter_cleared` clears it, a state change carries its count.
+/// Also the frames that changed it.
+fn counter_at(
+    a: &FileAnalysis,
+    path: PathId,
+    (expiries, from): (&[Expiry], &Expiry),
+    until: Timestamp,
+) -> (u32, Vec<String>) {
+    let mut count = from.error_count;
+    let mut inactive = a
+        .events
+        .iter()
+        .filter(|e| e.frame <= from.frame)
+        .fold(false, |was, e| match e.kind {
+            EventKind::PathInactive { path: p, .. } if p == path => true,
+            EventKind::PathActive { path: p } if p == path => false,
+            _ => was,
+        });
+    let mut between = Vec::new();
+    for e in a
+        .events
+        .iter()
+        .filter(|e| e.frame > from.frame && e.time <= until)
+    {
+        let (next, what) = match e.kind {
+            EventKind::Heartbeat {
+                path: p,
+                previous_unanswered: true,
+            } if p == path && !inactive => (count + 1, "an unanswered HEARTBEAT"),
+            EventKind::Retransmission {
+                previous_path: Some(p),
+                t3_expiry: true,
+                ..
+            } if p == path && !inactive => (
+                // Its own count when it is a failover's (an expiry the
+                // analyzer found undone by a clear is not charged).
+                expiries
+                    .iter()
+                    .find(|x| x.frame == e.frame)
+                    .map_or(count + 1, |x| x.error_count),
+                "a T3 expiry",
+            ),
+            EventKind::ErrorCounterCleared { path: p, by, .. } if p == path => (
+                0,
+                if by == "sack" {
+                    "a SACK clearing it"
+                } else {
+                    "a HEARTBEAT ACK clearing it"
+                },
+            ),
+            EventKind::PathInactive {
+                path: p,
+                error_count,
+            }
+            | EventKind::PathPotentiallyFailed {
+                path: p,
+                error_count,
+            } if p == path => {
+                inactive |= matches!(e.kind, EventKind::PathInactive { .. });
+                count = error_count;
+                continue;
+            }
+            EventKind::PathActive { path: p } if p == path => {
+                inactive = false;
+                continue;
+            }
+            _ => continue,
+        };
+        count = next;
+        between.push(format!("{what} (frame {})", e.frame));
+    }
+    (count, between)
+}
+
 /// The CN's primary path's error counter after each expiry the analyzer
 /// charges to it, against the kernel's sample after it.
 fn error_counter(run: &Run, a: &FileAnalysis, rows: &mut Vec<Row>) {
@@ -609,6 +714,7 @@ fn error_counter(run: &Run, a: &FileAnalysis, rows: &mut Vec<Row>) {
         return;
     };
     let mut differ = Vec::new();
+    let mut noted = Vec::new();
     let mut compared = 0;
     for h in &a.handovers {
         let Some(f) = &h.failover else { continue };
@@ -621,7 +727,7 @@ fn error_counter(run: &Run, a: &FileAnalysis, rows: &mut Vec<Row>) {
         for e in &f.expiries {
             // The kernel's sample just after the expiry, while that path's
             // address is the primary (the counter sctp_diag reports).
-            let Some((_, _, count)) = status
+            let Some((sampled, _, count)) = status
                 .iter()
                 .filter(|(t, p, _)| *p == path.dst.to_string() && *t >= e.time)
                 .find(|(t, _, _)| *t <= shift(e.time, TOLERANCE))
@@ -629,8 +735,31 @@ fn error_counter(run: &Run, a: &FileAnalysis, rows: &mut Vec<Row>) {
                 continue;
             };
             compared += 1;
-            if u64::from(e.error_count) != *count {
-                differ.push(format!("frame {}: {} vs {count}", e.frame, e.error_count));
+            // Set beside the analyzer's counter when the kernel sampled
+            // it: an acknowledgement captured between the expiry and the
+            // sample clears it (a SACK for DATA last sent on the path), an
+            // unanswered HEARTBEAT sent in between raises it (Linux strikes
+            // when its HEARTBEAT timer sends the next one).
+            let (at_sample, between) = counter_at(a, h.from_path, (&f.expiries, e), *sampled);
+            if u64::from(at_sample) != *count {
+                differ.push(format!(
+                    "frame {}: {} ({} at the sample{}) vs {count}",
+                    e.frame,
+                    e.error_count,
+                    at_sample,
+                    if between.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", after {}", between.join(", "))
+                    }
+                ));
+            } else if !between.is_empty() {
+                noted.push(format!(
+                    "frame {}: {} then {at_sample} after {}",
+                    e.frame,
+                    e.error_count,
+                    between.join(", ")
+                ));
             }
         }
     }
@@ -652,7 +781,13 @@ fn error_counter(run: &Run, a: &FileAnalysis, rows: &mut Vec<Row>) {
             Some((p, c, at)) if p == primary && *c > 0 && *count == 0 => Some(*at),
             _ => None,
         };
-        last = Some((primary.clone(), *count, *t));
+        // The sampler reads the error count (sctp_diag) before the primary
+        // (SCTP_STATUS): on the line where the primary changed, the count
+        // can still be the old primary's (koh-kim-2-lan, SET-PRIMARY at
+        // 1250 ms, r04: the old primary's 1 beside the new one), so no fall
+        // is measured from it.
+        let changed = last.as_ref().is_some_and(|(p, _, _)| p != primary);
+        last = Some((primary.clone(), if changed { 0 } else { *count }, *t));
         let (Some(path), Some(since)) = (primary_path(primary), since) else {
             continue;
         };
@@ -680,8 +815,13 @@ fn error_counter(run: &Run, a: &FileAnalysis, rows: &mut Vec<Row>) {
             point: "cn",
             what: "primary's error count after each failover expiry".into(),
             kernel: format!("primary_error_count sampled within {}", ms(TOLERANCE)),
-            analyzer: if differ.is_empty() {
+            analyzer: if differ.is_empty() && noted.is_empty() {
                 format!("the same at all {compared}")
+            } else if differ.is_empty() {
+                format!(
+                    "the same at all {compared}, counted at the sample: {}",
+                    noted.join("; ")
+                )
             } else {
                 format!("differs: {}", differ.join(", "))
             },
@@ -691,37 +831,15 @@ fn error_counter(run: &Run, a: &FileAnalysis, rows: &mut Vec<Row>) {
     }
 }
 
-// Not in the default `make test` yet: on fresh replays it still meets
-// analyzer gaps that vary from run to run (docs/metrics.md, "Checked
-// against the kernel"); `make kernel-check` runs it, and `make reproduce`
-// over all its runs.
-#[test]
-#[ignore = "replays every scenario; make kernel-check"]
-fn every_scenario_agrees_with_the_kernel() {
-    let scenarios = shipped_scenarios();
-    let (root, runs, cleanup) = match std::env::var_os("SCTP_KERNEL_AGREEMENT_RUNS") {
-        Some(dir) => {
-            let root = PathBuf::from(dir);
-            let mut runs = Vec::new();
-            run_dirs(&root, &mut runs);
-            runs.sort();
-            (root, runs, false)
-        }
-        None => {
-            let root = replay_all(&scenarios);
-            let runs = scenarios
-                .iter()
-                .filter_map(|s| s.file_stem())
-                .map(|name| root.join(name).join(name).join("default/r01"))
-                .collect();
-            (root, runs, true)
-        }
-    };
+/// Compares the runs below `root` (named by their directory in it) and
+/// asserts that every asserted row agrees, with at least `at_least` of
+/// them.
+fn compare(root: &Path, runs: Vec<PathBuf>, at_least: usize) {
     let mut rows = Vec::new();
     for dir in runs {
         let mut run = Run::load(dir);
         // Named by its directory: a sweep has many runs of one scenario.
-        if let Ok(rel) = run.dir.strip_prefix(&root) {
+        if let Ok(rel) = run.dir.strip_prefix(root) {
             run.name = rel.display().to_string();
         }
         for point in ["cn", "mn"] {
@@ -751,12 +869,57 @@ fn every_scenario_agrees_with_the_kernel() {
         }
     }
     assert!(
-        rows.iter().filter(|r| r.asserted).count() >= 30,
+        rows.iter().filter(|r| r.asserted).count() >= at_least,
         "too little compared: {} rows",
         rows.len()
     );
     assert!(failed.is_empty(), "disagreements:\n{}", failed.join("\n"));
-    if cleanup {
-        let _ = std::fs::remove_dir_all(root);
+}
+
+/// The run directory of a scenario replayed by [`replay_all`].
+fn replayed(root: &Path, scenario: &Path) -> Option<PathBuf> {
+    let name = scenario.file_stem()?;
+    Some(root.join(name).join(name).join("default/r01"))
+}
+
+/// Every shipped scenario (about 4 minutes: `make kernel-check`, and
+/// `make reproduce` over all its runs).
+#[test]
+#[ignore = "replays every scenario; make kernel-check"]
+fn every_scenario_agrees_with_the_kernel() {
+    let scenarios = shipped_scenarios();
+    if let Some(dir) = std::env::var_os("SCTP_KERNEL_AGREEMENT_RUNS") {
+        let root = PathBuf::from(dir);
+        let mut runs = Vec::new();
+        run_dirs(&root, &mut runs);
+        runs.sort();
+        compare(&root, runs, 30);
+        return;
     }
+    let root = replay_all(&scenarios, "all");
+    let runs = scenarios
+        .iter()
+        .filter_map(|s| replayed(&root, s))
+        .collect();
+    compare(&root, runs, 30);
+    let _ = std::fs::remove_dir_all(root);
+}
+
+/// In `make test`: the scenarios whose fresh replays met analyzer gaps
+/// that varied from run to run, replayed together (about 20 s) —
+/// koh-kim-2, whose cut sometimes comes before the ASCONF-ACK and leaves
+/// the added address unconfirmed, and bokor-failover, where a SACK
+/// sometimes clears the primary's error counter between an expiry and the
+/// kernel's sample.
+#[test]
+fn the_scenarios_that_varied_agree_with_the_kernel() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let scenarios = [dir.join("koh-kim-2.toml"), dir.join("bokor-failover.toml")];
+    let root = replay_all(&scenarios, "varied");
+    let runs = scenarios
+        .iter()
+        .filter_map(|s| replayed(&root, s))
+        .collect();
+    compare(&root, runs, 10);
+    let _ = std::fs::remove_dir_all(root);
 }
