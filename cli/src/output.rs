@@ -3,11 +3,11 @@
 //! parallel and printed in input order.
 
 use crate::AnalyzeArgs;
-use sctp_handover::analysis::analyze_stream;
+use sctp_handover::analysis::analyze_reader;
 use sctp_handover::output::jsonl::{self, JsonLines};
 use sctp_handover::output::summary::Summary;
 use sctp_handover_tables::batch::{options_for, BatchConfig, Outcome};
-use sctp_handover_tables::inputs::{Input, InputKind};
+use sctp_handover_tables::inputs::{open_capture, Input, InputKind};
 use std::io::Write;
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
@@ -93,7 +93,7 @@ pub fn run(inputs: Vec<Input>, config: &BatchConfig, args: &AnalyzeArgs) -> anyh
         )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    let json = matches!(args.format, crate::Format::Json);
+    let json = matches!(args.format, crate::Format::Jsonl);
     if json {
         jsonl::header(&mut out)?;
     }
@@ -135,7 +135,7 @@ fn render(
     args: &AnalyzeArgs,
     out: &mut dyn Write,
 ) -> std::io::Result<bool> {
-    let json = matches!(args.format, crate::Format::Json);
+    let json = matches!(args.format, crate::Format::Jsonl);
     let fail = |out: &mut dyn Write, message: String| -> std::io::Result<bool> {
         eprintln!("sctp-handover: error: {message}");
         if json {
@@ -158,15 +158,18 @@ fn render(
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
         if json {
             let mut sink = JsonLines::new(&mut *out, &input.path);
-            analyze_stream(&input.path, &options, &mut sink)
+            open_capture(input)
+                .and_then(|reader| analyze_reader(reader, &options, &mut sink))
                 .map(|report| sink.finish(&report).map(|_| report))
         } else {
             let mut sink = Summary::new(args.all);
-            analyze_stream(&input.path, &options, &mut sink).map(|report| {
-                sink.finish(&report, &mut *out)
-                    .and_then(|()| writeln!(out))
-                    .map(|()| report)
-            })
+            open_capture(input)
+                .and_then(|reader| analyze_reader(reader, &options, &mut sink))
+                .map(|report| {
+                    sink.finish(&report, &mut *out)
+                        .and_then(|()| writeln!(out))
+                        .map(|()| report)
+                })
         }
     }));
     match result {

@@ -1,19 +1,24 @@
 //! `sctp-handover report`: the HTML report and its assets.
 
-use crate::{analysis_options, AnalysisArgs};
-use anyhow::{bail, Context};
+use crate::exit::{self, usage, Status};
+use crate::{analysis_options, check_stdin_once, AnalysisArgs};
+use anyhow::{anyhow, Context};
 use sctp_handover_report::build::{self, ReportConfig, SweepRequest};
 use sctp_handover_report::html;
 use sctp_handover_report::stats::GroupBy;
 use sctp_handover_tables::batch::BatchConfig;
+use sctp_handover_tables::inputs;
 use sctp_handover_tables::write::TableFormat;
-use std::path::PathBuf;
-use std::process::ExitCode;
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct ReportArgs {
     /// Captures, directories of captures, or tables directories written by
-    /// `analyze --out` (read as they are, nothing re-analysed).
+    /// `analyze --out` (read as they are, nothing re-analysed). `-` reads a
+    /// capture from standard input, kept as ASSETS/stdin.pcap (or .pcapng,
+    /// .gz): the report reads each capture twice, a pipe can be read once.
     #[arg(required = true, value_name = "INPUT")]
     inputs: Vec<PathBuf>,
     /// The HTML file to write.
@@ -90,17 +95,43 @@ fn group_by(args: &ReportArgs) -> anyhow::Result<GroupBy> {
     let mut groups = Vec::new();
     for g in &args.group {
         let Some((name, pattern)) = g.split_once('=') else {
-            bail!("--group {g}: expected NAME=GLOB");
+            return Err(usage(anyhow!("--group {g}: expected NAME=GLOB")));
         };
         let p = glob::Pattern::new(pattern)
-            .with_context(|| format!("--group {g}: not a glob pattern"))?;
+            .with_context(|| format!("--group {g}: not a glob pattern"))
+            .map_err(usage)?;
         groups.push((name.to_string(), p));
     }
     Ok(GroupBy::Globs(groups))
 }
 
-pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
+/// Standard input copied into `assets` (created), named by its first
+/// bytes' magic: the report reads each capture twice (tables, then the
+/// per-capture figures), and a pipe can be read once.
+fn keep_stdin(assets: &Path) -> anyhow::Result<PathBuf> {
+    let mut stdin = BufReader::new(std::io::stdin().lock());
+    let head = stdin.fill_buf().context("reading standard input")?;
+    // pcapng Section Header Block type; gzip member magic (RFC 1952 §2.3.1).
+    let name = if head.starts_with(&[0x0a, 0x0d, 0x0d, 0x0a]) {
+        "stdin.pcapng"
+    } else if head.starts_with(&[0x1f, 0x8b]) {
+        "stdin.gz"
+    } else {
+        "stdin.pcap"
+    };
+    std::fs::create_dir_all(assets).with_context(|| format!("creating {}", assets.display()))?;
+    let kept = assets.join(name);
+    let mut file = std::fs::File::create(&kept)
+        .with_context(|| format!("cannot create {}", kept.display()))?;
+    std::io::copy(&mut stdin, &mut file)
+        .with_context(|| format!("copying standard input into {}", kept.display()))?;
+    Ok(kept)
+}
+
+pub fn run(args: ReportArgs) -> anyhow::Result<Status> {
+    check_stdin_once(&args.inputs)?;
     let options = analysis_options(&args.analysis)?;
+    let group_by = group_by(&args)?;
     let assets = args.assets.clone().unwrap_or_else(|| {
         let stem = args
             .output
@@ -109,10 +140,14 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
             .unwrap_or_else(|| "report".into());
         args.output.with_file_name(format!("{stem}-assets"))
     });
+    let mut inputs = args.inputs.clone();
+    if let Some(stdin) = inputs.iter_mut().find(|p| inputs::is_stdin(p)) {
+        *stdin = keep_stdin(&assets)?;
+    }
     let config = ReportConfig {
-        inputs: args.inputs.clone(),
+        inputs,
         title: args.title.clone(),
-        group_by: group_by(&args)?,
+        group_by,
         classes: args.class.clone(),
         sides: args.side.clone(),
         sweep: args.x.as_ref().map(|x| SweepRequest {
@@ -149,15 +184,24 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
             assets.display()
         );
     }
+    // Inputs that could not be read are errors (and exit status 1); the
+    // others left out (no handover, in no group, an invalid harness run)
+    // are listed as notes.
+    let unread: HashSet<&str> = built
+        .outcomes
+        .iter()
+        .filter(|o| o.failed())
+        .map(|o| o.source.as_str())
+        .chain(built.unlisted.iter().map(String::as_str))
+        .collect();
     for e in &doc.excluded {
-        eprintln!("sctp-handover: left out {}: {}", e.input, e.reason);
+        if unread.contains(e.input.as_str()) {
+            exit::print_error(format_args!("left out {}: {}", e.input, e.reason));
+        } else {
+            eprintln!("sctp-handover: left out {}: {}", e.input, e.reason);
+        }
     }
-    let failed = built.outcomes.iter().any(|o| o.failed());
-    Ok(if failed {
-        ExitCode::from(2)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(Status::partial_if(!unread.is_empty()))
 }
 
 #[derive(clap::Args)]
@@ -185,7 +229,7 @@ pub struct ReproductionArgs {
 
 /// `sctp-handover reproduction`: the seeds' experiments beside the runs
 /// (docs/reproduction.md).
-pub fn reproduction(args: ReproductionArgs) -> anyhow::Result<ExitCode> {
+pub fn reproduction(args: ReproductionArgs) -> anyhow::Result<Status> {
     use sctp_handover_report::reproduction;
     if let (Some(runs), Some(tables), Some(sweeps)) = (&args.runs, &args.tables, &args.sweeps) {
         reproduction::export::export(tables, runs, sweeps, &args.note, &args.out)?;
@@ -202,5 +246,5 @@ pub fn reproduction(args: ReproductionArgs) -> anyhow::Result<ExitCode> {
     for e in &doc.excluded {
         eprintln!("sctp-handover: left out {}: {}", e.input, e.reason);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Status::Complete)
 }

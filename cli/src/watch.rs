@@ -9,6 +9,7 @@
 //! tables. Frames lost anywhere are counted by cause with the time spans
 //! they were lost in, and every result whose time span meets one says so.
 
+use crate::exit::Status as ExitStatus;
 use crate::{analysis_options, AnalysisArgs, TableArgs};
 use anyhow::Context;
 use clap::ValueEnum;
@@ -16,7 +17,7 @@ use sctp_handover::analysis::{AssociationPart, AssociationReport, ReportSink, St
 use sctp_handover::capture::{self, CaptureFormat, Frame};
 use sctp_handover::events::AssocId;
 use sctp_handover::events::{Event, EventKind};
-use sctp_handover::handover::{CapturePoint, Component, Handover};
+use sctp_handover::handover::{CapturePoint, Component, Handover, COMPONENTS};
 use sctp_handover::time::Timestamp;
 use sctp_handover_live::drops::{DropLog, DropSpan};
 use sctp_handover_live::follow::{self, FollowReader, Stop};
@@ -32,7 +33,6 @@ use sctp_handover_tables::write::{PartWriter, Provenance, TableFormat};
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::Arc;
@@ -59,7 +59,9 @@ const DROP_LINES_EVERY: Duration = Duration::from_secs(1);
 pub enum WatchFormat {
     /// One readable line per event.
     Text,
-    /// One JSON object per line (docs/watch.md).
+    /// JSON lines: one JSON object per event (docs/watch.md). `json` is
+    /// accepted too, as `analyze --format` accepted it.
+    #[value(alias = "json")]
     Jsonl,
 }
 
@@ -82,11 +84,17 @@ pub struct WatchArgs {
     /// until Ctrl-C or SIGTERM).
     #[arg(long, value_name = "SECONDS")]
     idle_exit: Option<f64>,
+    /// Output on standard output.
     #[arg(long, value_enum, default_value_t = WatchFormat::Text)]
     format: WatchFormat,
-    /// Keep every captured frame in this pcapng file (live capture);
-    /// analysing it afterwards gives what the live run gave.
-    #[arg(long, value_name = "FILE.pcapng", conflicts_with = "follow")]
+    /// Keep every captured frame in this pcapng file (live capture; as
+    /// tcpdump's -w); analysing it afterwards gives what the live run gave.
+    #[arg(
+        short = 'w',
+        long,
+        value_name = "FILE.pcapng",
+        conflicts_with = "follow"
+    )]
     write: Option<PathBuf>,
     /// Bytes kept of each captured frame (as tcpdump's -s). The default
     /// keeps every frame whole: the analysis walks every chunk of a packet,
@@ -432,9 +440,14 @@ impl Printer {
     }
 
     fn handover_line(&self, h: &Handover, what: &str, drops: Option<&str>) -> String {
+        // The components the line shows (a failover's only for a failover).
+        let components: Vec<String> = COMPONENTS
+            .iter()
+            .filter(|c| c.in_watch_line)
+            .filter_map(|c| Some(format!("{} {}", c.label, ms((c.get)(h)?))))
+            .collect();
         format!(
-            "{} {what} assoc {} endpoint {} path {} ({} → {}) → path {} ({} → {}) at frame {} [{}]: \
-             data interrupt {}, new-data gap {}, total handover latency {}{}{}",
+            "{} {what} assoc {} endpoint {} path {} ({} → {}) → path {} ({} → {}) at frame {} [{}]: {}{}",
             self.time(h.switch_time),
             h.association,
             h.sender,
@@ -445,13 +458,8 @@ impl Printer {
             h.to_src,
             h.to_dst,
             h.switch_frame,
-            sctp_handover_tables::records::class_name(h.class),
-            ms(&h.data_interrupt),
-            ms(&h.new_data_gap),
-            ms(&h.total_handover_latency),
-            h.failover
-                .as_ref()
-                .map_or(String::new(), |f| format!(", failover time {}", ms(&f.failover_time))),
+            h.class.as_str(),
+            components.join(", "),
             drops
                 .filter(|d| !d.is_empty())
                 .map_or(String::new(), |d| format!(" [capture drops overlap: {d}]"))
@@ -1086,7 +1094,7 @@ fn capture_summary(
     lines
 }
 
-pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: WatchArgs) -> anyhow::Result<ExitStatus> {
     let started = Instant::now();
     let base = analysis_options(&args.analysis)?;
     let input = watched_input(&args);
@@ -1164,6 +1172,8 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let mut format = (CaptureFormat::Pcapng, false);
     let mut warning = None;
     let mut failure = None;
+    // A followed file that could not be read: exit status 1.
+    let mut unread = false;
     if let Some(path) = &args.follow {
         let dir = path.is_dir();
         let mut current = follow::wait_for(path, dir, &stop);
@@ -1189,14 +1199,16 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
                             warning = o.warning;
                         }
                         Err(e) => {
-                            eprintln!("sctp-handover: {e}");
+                            eprintln!("sctp-handover: error: {e}");
                             warning = Some(e.to_string());
+                            unread = true;
                         }
                     }
                 }
                 Err(e) => {
-                    eprintln!("sctp-handover: {e}");
+                    eprintln!("sctp-handover: error: {e}");
                     warning = Some(e.to_string());
+                    unread = true;
                 }
             }
             current = if dir {
@@ -1358,7 +1370,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     if let Some(e) = failure {
         return Err(e);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::partial_if(unread))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! traces of the captures; comparison and sweep sections are computed with
 //! polars from the `handovers` table.
 
-use crate::components::{self, COUNTS, LATENCY};
+use crate::components::{self, COUNTS};
 use crate::document::{slug, Block, Document, Excluded, Section, Table};
 use crate::figures::svg::num;
 use crate::figures::{bars, rtt, sweep, timeline, tsn};
@@ -54,6 +54,9 @@ pub struct ReportConfig {
 pub struct Built {
     pub document: Document,
     pub outcomes: Vec<Outcome>,
+    /// Directories among the inputs that could not be listed (also in
+    /// `document.excluded`, with the reason).
+    pub unlisted: Vec<String>,
 }
 
 fn point_text(p: &Option<Point>) -> String {
@@ -78,13 +81,13 @@ fn handover_table(h: &Handover, name: String, title: String) -> Table {
         title,
         &["component", "column", "ms", "from", "to", "why null"],
     );
-    for def in LATENCY {
-        let Some(c) = components::of(h, def.key) else {
+    for def in components::latency() {
+        let Some(c) = (def.get)(h) else {
             continue;
         };
         t.row(vec![
             def.label.into(),
-            format!("{}_ms", def.key),
+            format!("{}_ms", def.name),
             num(c.ms),
             point_text(&c.from),
             point_text(&c.to),
@@ -112,7 +115,7 @@ fn capture_section(
             f.accounting.sctp + f.accounting.sctp_truncated,
             f.associations,
             f.handovers,
-            sctp_handover_tables::records::capture_point_name(f.capture_point)
+            f.capture_point.as_str()
         ));
         if let Some(w) = &f.warning {
             top.text(format!("Warning: {w}"));
@@ -158,7 +161,7 @@ fn capture_section(
             let title = format!(
                 "Handover {}, {}: path {} → path {} at frame {}",
                 i + 1,
-                sctp_handover_tables::records::class_name(h.class),
+                h.class.as_str(),
                 h.from_path,
                 h.to_path,
                 h.switch_frame
@@ -210,9 +213,16 @@ fn stat_cells(s: &Stat) -> Vec<String> {
 
 /// Every compared quantity: (column, label, unit, file stem).
 fn compared() -> Vec<(String, &'static str, &'static str, String)> {
-    LATENCY
+    components::latency()
         .iter()
-        .map(|c| (format!("{}_ms", c.key), c.label, "ms", c.key.to_string()))
+        .map(|c| {
+            (
+                format!("{}_ms", c.name),
+                c.label,
+                c.unit,
+                c.name.to_string(),
+            )
+        })
         .chain(
             COUNTS
                 .iter()
@@ -570,6 +580,7 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
         .cloned()
         .partition(|p| read::is_dataset(p));
     let mut outcomes = Vec::new();
+    let mut unlisted = Vec::new();
     let mut captures: Vec<Input> = Vec::new();
     // (dataset, the keys of the inputs to read from it: this run's only
     // for the captures' dataset, which may hold parts of earlier runs).
@@ -577,6 +588,10 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
         datasets.iter().map(|d| (d.clone(), None)).collect();
     if !others.is_empty() {
         let (found, problems) = inputs::discover(&others);
+        unlisted = problems
+            .iter()
+            .map(|p| p.path.display().to_string())
+            .collect();
         for p in problems {
             doc.excluded.push(Excluded {
                 input: p.path.display().to_string(),
@@ -810,5 +825,6 @@ pub fn build(config: &ReportConfig, progress: &dyn Progress) -> anyhow::Result<B
     Ok(Built {
         document: doc,
         outcomes,
+        unlisted,
     })
 }

@@ -2,13 +2,13 @@
 //! its part files, a bad input never stopping the others.
 
 use crate::dataset::{self, Dataset, Done};
-use crate::inputs::{Input, InputKind};
+use crate::inputs::{self, Input, InputKind};
 use crate::records::{file_row, AssociationTables, FileOutcome};
 use crate::rows::Rows;
 use crate::schema;
 use crate::write::{ParamType, ParamValue, PartWriter, Provenance, TableFormat};
 use sctp_handover::analysis::{
-    analyze_stream, AnalysisOptions, AssociationPart, AssociationReport, FileReport, ReportSink,
+    analyze_reader, AnalysisOptions, AssociationPart, AssociationReport, FileReport, ReportSink,
 };
 use sctp_handover::handover::{anchors, CapturePoint};
 use std::panic::AssertUnwindSafe;
@@ -225,7 +225,7 @@ pub fn run_one(
     dataset: &Dataset,
     fingerprint: &str,
 ) -> Outcome {
-    match (!config.force)
+    match (!config.force && !input.is_stdin())
         .then(|| dataset.completed(input, fingerprint))
         .flatten()
     {
@@ -284,11 +284,11 @@ pub fn options_for(input: &Input, config: &BatchConfig) -> Result<AnalysisOption
         }
     }
     if options.handover.capture_point == CapturePoint::Unknown {
-        options.handover.capture_point = match run.side.as_deref() {
-            Some("mn") => CapturePoint::Mn,
-            Some("cn") => CapturePoint::Cn,
-            _ => CapturePoint::Unknown,
-        };
+        options.handover.capture_point = run
+            .side
+            .as_deref()
+            .and_then(CapturePoint::of_harness_capture)
+            .unwrap_or_default();
     }
     Ok(options)
 }
@@ -409,7 +409,7 @@ pub fn analyze_input<S: ReportSink>(
                 set_point(sink, options.handover.capture_point);
                 // A panic is a bug, but it must not cost the other inputs.
                 let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                    analyze_stream(&input.path, &options, sink)
+                    inputs::open_capture(input).and_then(|r| analyze_reader(r, &options, sink))
                 }));
                 match result {
                     Ok(Ok(r)) => {

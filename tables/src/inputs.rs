@@ -4,7 +4,8 @@
 //! parameters, repetition, ground-truth events, whether the run's script
 //! took effect).
 
-use sctp_handover::capture::{sniff, Sniff};
+use sctp_handover::capture::{self, sniff, CaptureError, CaptureReader, Sniff};
+use sctp_handover::handover::CapturePoint;
 use sctp_handover_harness_check::{check_run_dir, Verdict};
 use std::path::{Path, PathBuf};
 
@@ -74,13 +75,57 @@ pub struct WalkProblem {
     pub reason: String,
 }
 
+/// The argument that names standard input, as tcpdump's and tshark's
+/// `-r -` (a file named `-` is `./-`).
+pub const STDIN: &str = "-";
+
+/// Whether `path` is [`STDIN`].
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == STDIN
+}
+
+/// The input read from standard input: a capture (its magic is checked
+/// when it is read) named `-`, with no size, time or harness run of its own.
+pub fn stdin_input() -> Input {
+    Input {
+        path: PathBuf::from(STDIN),
+        source: STDIN.to_owned(),
+        size: None,
+        modified_ns: None,
+        kind: InputKind::Capture,
+        run: None,
+    }
+}
+
+impl Input {
+    /// Standard input: read once, as it streams (never resumed from a
+    /// dataset, whose record of an earlier `-` says nothing of this one).
+    pub fn is_stdin(&self) -> bool {
+        is_stdin(&self.path)
+    }
+}
+
+/// Opens an input's capture: standard input for `-` (not seekable: the
+/// magic is sniffed from a buffered reader, gzip looked through as for a
+/// file), the file otherwise.
+pub fn open_capture(input: &Input) -> Result<CaptureReader, CaptureError> {
+    if input.is_stdin() {
+        capture::from_reader(&input.path, std::io::stdin())
+    } else {
+        capture::open(&input.path)
+    }
+}
+
 /// Every input under `paths`, in a deterministic order: each argument in
-/// the order given, directory entries sorted by name.
+/// the order given, directory entries sorted by name; `-` is standard
+/// input ([`stdin_input`]).
 pub fn discover(paths: &[PathBuf]) -> (Vec<Input>, Vec<WalkProblem>) {
     let mut inputs = Vec::new();
     let mut problems = Vec::new();
     for p in paths {
-        if p.is_dir() {
+        if is_stdin(p) {
+            inputs.push(stdin_input());
+        } else if p.is_dir() {
             walk(p, &mut inputs, &mut problems);
         } else {
             inputs.push(input(p, InputKind::Capture));
@@ -200,7 +245,7 @@ pub fn harness_run(capture: &Path) -> Option<HarnessRun> {
     let side = capture
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
-        .filter(|s| s == "mn" || s == "cn");
+        .filter(|s| CapturePoint::of_harness_capture(s).is_some());
     let events = Some(dir.join("events.jsonl")).filter(|p| p.is_file());
     let (valid, invalid_reason) = run_validity(dir, meta.as_deref(), events.is_some());
     Some(HarnessRun {
