@@ -1,12 +1,18 @@
 //! `sctp-handover`: command-line entry point.
 
+mod exit;
+mod generate;
 mod output;
+mod points;
 mod progress;
 mod report;
 mod watch;
 
 use anyhow::Context;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::CommandFactory;
 use clap::{Parser, Subcommand, ValueEnum};
+use exit::{usage, Status};
 use sctp_handover::analysis::AnalysisOptions;
 use sctp_handover::handover::CapturePoint;
 use sctp_handover::track::limits::Limits;
@@ -22,7 +28,9 @@ use std::process::ExitCode;
 #[command(
     name = "sctp-handover",
     version,
-    about = "Where the time went when an SCTP association moved between addresses"
+    propagate_version = true,
+    about = "Where the time went when an SCTP association moved between addresses",
+    after_help = exit::EXIT_STATUS_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -33,11 +41,13 @@ struct Cli {
 enum Command {
     /// Reconstruct associations, paths, events and handovers from captures
     /// or whole directories of them.
+    #[command(after_help = exit::EXIT_STATUS_HELP)]
     Analyze(Box<AnalyzeArgs>),
     /// Draw a self-contained HTML report (plotters figures, tables) from
     /// captures, directories of captures or tables written by `analyze
     /// --out`: per-capture TSN/RTT/handover figures, group comparisons and
     /// parameter sweeps.
+    #[command(after_help = exit::EXIT_STATUS_HELP)]
     Report(Box<report::ReportArgs>),
     /// The reproduction report of `make reproduce`: the seed papers'
     /// experiments replayed by the harness, set beside the published values.
@@ -45,18 +55,20 @@ enum Command {
     /// Handovers as they happen: live from interfaces (libpcap) or from a
     /// capture still being written (--follow), one line or JSON line per
     /// event.
+    #[command(after_help = exit::EXIT_STATUS_HELP)]
     Watch(Box<watch::WatchArgs>),
+    /// Two capture points of the same traffic paired packet by packet:
+    /// clock offset and drift, one-way delay per path, losses, spurious
+    /// retransmissions (docs/points.md).
+    #[command(after_help = exit::EXIT_STATUS_HELP)]
+    Points(Box<points::PointsArgs>),
     /// Print the column reference of the tables (docs/tables.md).
     #[command(hide = true)]
     TablesReference,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-pub(crate) enum Point {
-    Mn,
-    Cn,
-    Middle,
-    Unknown,
+    /// Manual pages and shell completions, generated from this command
+    /// line (`make install`).
+    #[command(hide = true, subcommand)]
+    Generate(generate::Generate),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -64,8 +76,9 @@ enum Format {
     /// A readable summary per file.
     Text,
     /// JSON lines: one record per file, association, handover and event
-    /// (docs/json-schema.md).
-    Json,
+    /// (docs/json-schema.md). `json`, its former name, is still accepted.
+    #[value(alias = "json")]
+    Jsonl,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -118,6 +131,7 @@ impl TableArgs {
 struct AnalyzeArgs {
     /// Captures (pcap, pcapng, optionally gzip-compressed) or directories,
     /// walked recursively; captures are recognised by their magic numbers.
+    /// `-` reads a capture from standard input (`tcpdump -w - | …`).
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Write the tables (files, associations, paths, asconf, events,
@@ -194,8 +208,12 @@ struct AnalysisArgs {
     events: Option<PathBuf>,
     /// Where the capture was taken; recorded with the handover results.
     /// Without it, a harness capture named mn.pcap / cn.pcap says.
-    #[arg(long, value_enum, default_value_t = Point::Unknown)]
-    capture_point: Point,
+    #[arg(
+        long,
+        default_value_t = CapturePoint::Unknown,
+        value_parser = PossibleValuesParser::new(CapturePoint::NAMES).try_map(|s| s.parse::<CapturePoint>())
+    )]
+    capture_point: CapturePoint,
     /// Ignore the harness's files beside captures (events.jsonl, the
     /// capture side); scenario and parameters are still recorded.
     #[arg(long)]
@@ -239,26 +257,42 @@ fn parse_shard(s: &str) -> Result<(u64, u64), String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Analyze(args) => analyze(*args),
-        Command::Report(args) => report::run(*args),
-        Command::Reproduction(args) => report::reproduction(*args),
-        Command::Watch(args) => watch::run(*args),
-        Command::TablesReference => {
-            print!("{}", sctp_handover_tables::schema::markdown_reference());
-            Ok(ExitCode::SUCCESS)
-        }
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return exit::clap_error(e),
     };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("sctp-handover: {e:#}");
-            ExitCode::from(1)
+    // A panic is a bug; it still ends with one of the documented statuses
+    // (the panic hook has printed where it happened).
+    match std::panic::catch_unwind(|| run(cli.command)) {
+        Ok(Ok(status)) => status.into(),
+        Ok(Err(e)) => exit::failed(&e),
+        Err(_) => {
+            exit::print_error("internal error (please report)");
+            Status::Partial.into()
         }
     }
 }
 
+fn run(command: Command) -> anyhow::Result<Status> {
+    match command {
+        Command::Analyze(args) => analyze(*args),
+        Command::Report(args) => report::run(*args),
+        Command::Reproduction(args) => report::reproduction(*args),
+        Command::Watch(args) => watch::run(*args),
+        Command::Points(args) => points::run(*args),
+        Command::TablesReference => {
+            use std::io::Write;
+            let reference = sctp_handover_tables::schema::markdown_reference();
+            std::io::stdout().write_all(reference.as_bytes())?;
+            Ok(Status::Complete)
+        }
+        Command::Generate(what) => generate::run(what, Cli::command()).map(|()| Status::Complete),
+    }
+}
+
+/// The analysis options of the command line; a value that cannot be used
+/// (a capture filter that does not compile, an --events file that cannot
+/// be read) is a usage error.
 fn analysis_options(args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
     let settings = Settings {
         verify_checksum: args.verify_checksum,
@@ -270,12 +304,7 @@ fn analysis_options(args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
         pmr: args.pmr,
         pf_retrans: (!args.no_pf).then_some(args.pf_retrans),
         events: args.events.clone(),
-        capture_point: match args.capture_point {
-            Point::Mn => CapturePoint::Mn,
-            Point::Cn => CapturePoint::Cn,
-            Point::Middle => CapturePoint::Middle,
-            Point::Unknown => CapturePoint::Unknown,
-        },
+        capture_point: args.capture_point,
         max_associations: args.max_associations,
         max_paths: args.max_paths,
         max_addresses: args.max_addresses,
@@ -283,24 +312,30 @@ fn analysis_options(args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
         max_events: args.max_events,
         max_reassembly: args.max_reassembly,
     };
-    let mut options = settings.options()?;
+    let mut options = settings.options().map_err(usage)?;
     if let Some(expr) = &args.filter {
-        options.frame_filter = Some(std::sync::Arc::new(BpfFilter::new(expr)?));
+        let filter = BpfFilter::new(expr).map_err(usage)?;
+        options.frame_filter = Some(std::sync::Arc::new(filter));
     }
     Ok(options)
 }
 
-fn analyze(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
-    let options = match analysis_options(&args.analysis) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("sctp-handover: {e:#}");
-            return Ok(ExitCode::from(2));
-        }
-    };
+/// Standard input can be read once: `-` given twice is a usage error.
+fn check_stdin_once(paths: &[PathBuf]) -> anyhow::Result<()> {
+    if paths.iter().filter(|p| inputs::is_stdin(p)).count() > 1 {
+        return Err(usage(anyhow::anyhow!(
+            "`-` (standard input) is given more than once; it can be read once"
+        )));
+    }
+    Ok(())
+}
+
+fn analyze(args: AnalyzeArgs) -> anyhow::Result<Status> {
+    check_stdin_once(&args.paths)?;
+    let options = analysis_options(&args.analysis)?;
     let (found, walk_problems) = inputs::discover(&args.paths);
     for p in &walk_problems {
-        eprintln!("sctp-handover: error: {}: {}", p.path.display(), p.reason);
+        exit::print_error(format_args!("{}: {}", p.path.display(), p.reason));
     }
     let config = BatchConfig {
         out: args.out.clone().unwrap_or_default(),
@@ -316,11 +351,7 @@ fn analyze(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
         Some(_) => run_batch(planned, &params, &config, &args)?,
         None => output::run(planned, &config, &args)?,
     };
-    Ok(if failed || !walk_problems.is_empty() {
-        ExitCode::from(2)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(Status::partial_if(failed || !walk_problems.is_empty()))
 }
 
 /// `--out`: the tables, a progress bar, a compact summary.

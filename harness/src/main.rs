@@ -3,6 +3,8 @@
 
 mod endpoint;
 mod eventlog;
+#[path = "../../cli/src/generate.rs"]
+mod generate;
 mod guest;
 mod kernel;
 mod netlink;
@@ -11,7 +13,7 @@ mod scenario;
 mod sctp_sys;
 mod topology;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use sctp_handover_harness_check::{check_run_dir, find_runs, Verdict};
 use std::io::Write;
 use std::path::PathBuf;
@@ -81,6 +83,10 @@ enum Cmd {
         #[arg(long)]
         run_dir: PathBuf,
     },
+    /// Manual pages and shell completions, generated from this command
+    /// line (`make install`).
+    #[command(hide = true, subcommand)]
+    Generate(generate::Generate),
 }
 
 fn main() -> ExitCode {
@@ -124,6 +130,7 @@ fn main() -> ExitCode {
             }
         })()
         .map(|()| ExitCode::SUCCESS),
+        Cmd::Generate(what) => generate::run(what, Cli::command()).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
