@@ -11,7 +11,7 @@ export SCTPHO_PYTHON ?= $(SCTPHO_VENV)/bin/python
 CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 
-.PHONY: setup build demo reports reproduce kernel-check test lint lua-test python python-ray-check samples sweep-samples install-plugin install-c-plugin bench bench-batch bench-live hostile-figures fuzz clean
+.PHONY: install uninstall setup build demo reports reproduce kernel-check test lint lua-test python python-ray-check python-install-check samples sweep-samples install-plugin install-c-plugin bench bench-batch bench-live hostile-figures fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -53,15 +53,15 @@ reports:
 
 ## reports/reproduction/: the seed papers' experiments replayed on the kernel
 ## (scripts/reproduce.sweeps), analysed and set beside the published values
-## (docs/reproduction.md). About 46 minutes on 2 cores; resumable: finished
+## (docs/reproduction.md). About 75 minutes on 2 cores (371 runs); resumable: finished
 ## runs stay in reproduce-output/runs (REPRO_RUNS) and are skipped, FORCE=1
 ## redoes them. Not part of `make test`.
 reproduce: build
 	scripts/reproduce.sh
 
 ## The analyzer against the kernel on every shipped scenario (each replayed
-## once on the kernel; about 4 minutes; docs/metrics.md, "Checked against the
-## kernel"). Not yet part of `make test`.
+## once on the kernel; about 5 minutes; docs/metrics.md, "Checked against the
+## kernel"). `make test` replays two of them (koh-kim-2, bokor-failover).
 kernel-check: build
 	cargo test -p sctp-handover-harness --test kernel_agreement -- --ignored --nocapture
 
@@ -69,11 +69,19 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-## The dissector's pure-Lua core under plain lua5.2.
+## The dissector's pure-Lua core under every plain Lua of 5.2, 5.3 and
+## 5.4 installed (Wireshark 4.0 embeds 5.2; 4.4 and later 5.3 or 5.4;
+## scripts/setup.sh installs all three); fails when none is.
+LUA_VERSIONS := 5.2 5.3 5.4
 lua-test:
-	cd dissector && lua5.2 tests/run.lua
+	@set -e; ran=; for v in $(LUA_VERSIONS); do \
+	  if command -v lua$$v >/dev/null; then \
+	    echo "lua$$v:"; (cd dissector && lua$$v tests/run.lua); ran="$$ran $$v"; \
+	  else echo "lua-test: lua$$v not installed, skipped"; fi; \
+	done; test -n "$$ran" || { echo "lua-test: no lua5.x found" >&2; exit 1; }
 
-## Every test: unit, integration against tshark, one real kernel replay,
+## Every test: unit, integration against tshark, real kernel replays (the
+## watch in the guest; koh-kim-2 and bokor-failover against the kernel's log),
 ## the Python bindings and one Dask run (tests/python.rs: needs .venv with
 ## the wheel, brought up to date here without Ray).
 test: setup lint lua-test
@@ -90,6 +98,15 @@ python: setup
 ## with timings (docs/scale-out.md; not part of `make test`).
 python-ray-check: python
 	scripts/python-ray-check.sh
+
+## The README's Python lines from a clean checkout of HEAD into a fresh
+## virtual environment (`pip install './python[dask]'`: a release wheel
+## built by maturin), then the installed package used (not part of `make
+## test`: the first run builds polars in the release profile, about 30
+## minutes on 2 cores; later runs a few). PIP_CHECK_ARGS=--worktree checks
+## the working tree as it is instead.
+python-install-check:
+	scripts/python-install-check.sh $(PIP_CHECK_ARGS)
 
 ## The benchmark of docs/performance.md: the analyzer against cat, a bare
 ## pcap-parser loop and tshark (with and without the plugins) on generated
@@ -122,16 +139,57 @@ hostile-figures: setup
 fuzz:
 	scripts/fuzz.sh
 
-## The Lua plugin into the personal Wireshark plugin folder.
+## The Lua plugin: sctpho.lua into the personal Wireshark plugin folder,
+## its modules into sctpho-lua/ beside that folder, where sctpho.lua's
+## `require` finds them and Wireshark (which loads every .lua file under
+## the plugin folder, subfolders too, as a plugin) does not look. Modules
+## an older install left in the plugin folder are removed.
 PLUGIN_DIR ?= $(HOME)/.local/lib/wireshark/plugins
+LUA_MODULE_DIR ?= $(PLUGIN_DIR)/../sctpho-lua
 install-plugin:
-	mkdir -p $(PLUGIN_DIR)
-	cp dissector/sctpho.lua dissector/sctpho_core.lua dissector/sctpho_wire.lua $(PLUGIN_DIR)/
+	mkdir -p $(PLUGIN_DIR) $(LUA_MODULE_DIR)
+	cp dissector/sctpho_core.lua dissector/sctpho_wire.lua dissector/sctpho_fields.lua $(LUA_MODULE_DIR)/
+	cp dissector/sctpho.lua $(PLUGIN_DIR)/
+	rm -f $(PLUGIN_DIR)/sctpho_core.lua $(PLUGIN_DIR)/sctpho_wire.lua
 
-## The C plugin (release build) into the personal binary plugin folder.
+## The C plugin (release build) into <PLUGIN_DIR>/<major.minor>/epan for
+## the Wireshark whose SDK it is built with (its WiresharkConfig.cmake).
 install-c-plugin: setup
-	mkdir -p $(PLUGIN_DIR)/4.0/epan
-	cp "$$(SCTPHO_PROFILE=release dissector/c/build.sh)" $(PLUGIN_DIR)/4.0/epan/sctpho.so
+	SCTPHO_PROFILE=release dissector/c/build.sh --install $(PLUGIN_DIR)
+
+## Both binaries, a manual page per command (sctp-handover.1,
+## sctp-handover-analyze.1, …, sctp-harness.1, sctp-harness-replay.1, …)
+## and bash/zsh/fish completions, where systems look for them under
+## PREFIX; DESTDIR stages the tree (packaging). The pages and completions
+## are generated by each binary's hidden `generate` subcommand from the
+## command line it parses (clap_mangen, clap_complete), so they cannot
+## drift from --help. Needs cargo and
+## libpcap's headers only, not `make setup`'s test tools. PREFIX=~/.local
+## installs for one user without root.
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL_ROOT = $(DESTDIR)$(PREFIX)
+MAN_DIR = $(INSTALL_ROOT)/share/man/man1
+BASH_COMPLETIONS = $(INSTALL_ROOT)/share/bash-completion/completions
+ZSH_COMPLETIONS = $(INSTALL_ROOT)/share/zsh/site-functions
+FISH_COMPLETIONS = $(INSTALL_ROOT)/share/fish/vendor_completions.d
+install:
+	$(CARGO) build --release -p sctp-handover-cli -p sctp-handover-harness
+	install -d $(INSTALL_ROOT)/bin $(MAN_DIR) $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS)
+	install -m 755 $(RELEASE_BIN)/sctp-handover $(RELEASE_BIN)/sctp-harness $(INSTALL_ROOT)/bin/
+	@set -e; for bin in sctp-handover sctp-harness; do \
+	  echo "$$bin: manual pages into $(MAN_DIR), completions"; \
+	  $(RELEASE_BIN)/$$bin generate man $(MAN_DIR); \
+	  $(RELEASE_BIN)/$$bin generate completions bash > $(BASH_COMPLETIONS)/$$bin; \
+	  $(RELEASE_BIN)/$$bin generate completions zsh > $(ZSH_COMPLETIONS)/_$$bin; \
+	  $(RELEASE_BIN)/$$bin generate completions fish > $(FISH_COMPLETIONS)/$$bin.fish; \
+	done
+
+uninstall:
+	for bin in sctp-handover sctp-harness; do \
+	  rm -f $(INSTALL_ROOT)/bin/$$bin $(MAN_DIR)/$$bin.1 $(MAN_DIR)/$$bin-*.1 \
+	    $(BASH_COMPLETIONS)/$$bin $(ZSH_COMPLETIONS)/_$$bin $(FISH_COMPLETIONS)/$$bin.fish; \
+	done
 
 ## Regenerate sample-captures/ from every shipped scenario (about a minute).
 ## --allow-invalid: honda-dad / honda-nodad are kept to show their
