@@ -508,7 +508,7 @@ fn an_association_that_renumbers_back_and_forth_lists_only_each_handovers_own_ex
     let event_lines = text.lines().filter(|l| l.starts_with("  frame ")).count();
     assert_eq!(event_lines, 200, "{text}");
     assert!(
-        text.contains("  … and 50 more events (--format json and --out list every one)"),
+        text.contains("  … and 50 more events (--format jsonl and --out list every one)"),
         "{text}"
     );
     let planned_rows = text.lines().filter(|l| l.contains(" planned ")).count();

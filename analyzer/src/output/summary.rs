@@ -306,7 +306,7 @@ impl Summary {
             let n = g.lines_left_out;
             writeln!(
                 text,
-                "  … and {n} more event{} (--format json and --out list every one)",
+                "  … and {n} more event{} (--format jsonl and --out list every one)",
                 if n == 1 { "" } else { "s" }
             )
             .expect("writing to a String cannot fail");
@@ -351,7 +351,7 @@ impl Summary {
         if rows_left_out > 0 {
             writeln!(
                 s,
-                "  … and {rows_left_out} more handover{} of the associations above (--format json and --out list every one)",
+                "  … and {rows_left_out} more handover{} of the associations above (--format jsonl and --out list every one)",
                 if rows_left_out == 1 { "" } else { "s" }
             )
             .expect("writing to a String cannot fail");
@@ -468,7 +468,7 @@ fn header(s: &mut String, f: &FileReport) -> std::fmt::Result {
     if f.problems.len() > 5 {
         writeln!(
             s,
-            "  … {} more problem frames (see --format json)",
+            "  … {} more problem frames (see --format jsonl)",
             f.problems.len() - 5
         )?;
     }
@@ -568,7 +568,7 @@ fn handover_table(
     writeln!(s)?;
     writeln!(
         s,
-        "handovers (ms; capture point {:?}; '-' = not computable, see --format json for why)",
+        "handovers (ms; capture point {}; '-' = not computable, see --format jsonl for why)",
         f.capture_point
     )?;
     write!(
