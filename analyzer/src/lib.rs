@@ -47,4 +47,7 @@ pub use names::UnknownName;
 /// potentially failed or inactive path to an address never confirmed, no
 /// `path_confirmed` for the handshake's addresses), and an inactive path
 /// counts no more errors.
-pub const RESULTS_REVISION: u32 = 5;
+/// 6: a failover's expiries count the errors since the last reset past the
+/// inactive state inferred from `--pmr` (the observed PMR is the sender's,
+/// not capped at `--pmr`).
+pub const RESULTS_REVISION: u32 = 6;

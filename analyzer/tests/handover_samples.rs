@@ -191,8 +191,10 @@ fn bokor_failover_counter_cleared_between_expiries() {
     assert_eq!(inactive_at(&a), vec![67]);
     // Without the sender's RTO.Max the held-back expiry counts after the
     // clear: one too many, so the primary is inferred inactive one expiry
-    // early (frame 64), and the last expiry adds nothing (Linux counts no
-    // error of an inactive path).
+    // early (frame 64). The path's counter then stops (Linux counts no
+    // error of an inactive path), but the failover's expiries go on
+    // counting, as a sender with a higher Path.Max.Retrans would: the
+    // observed PMR is 3, one too many, as the expiry itself.
     options.track.rto.max = Nanos::from_millis(60_000);
     let a = analyze_file(&capture, &options).expect("analysable");
     let f = a.handovers[0].failover.as_ref().expect("failover");
@@ -201,7 +203,8 @@ fn bokor_failover_counter_cleared_between_expiries() {
         .iter()
         .map(|e| (e.frame, e.error_count))
         .collect();
-    assert_eq!(counts, vec![(46, 1), (60, 1), (62, 2), (64, 3), (67, 3)]);
+    assert_eq!(counts, vec![(46, 1), (60, 1), (62, 2), (64, 3), (67, 4)]);
+    assert_eq!(f.observed_pmr, Some(3));
     assert_eq!(inactive_at(&a), vec![64]);
 }
 

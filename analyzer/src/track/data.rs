@@ -43,7 +43,10 @@ impl Tracker {
                 let p = &mut a.paths[usize::from(pp)];
                 let (new_expiry, t) =
                     p.record_timeout((ctx.frame, ctx.time), previous_time, rto_max, thresholds);
-                let (expiry_frame, errors) = (p.last_expiry_frame, p.error_count);
+                // The failover's count goes on past the inactive state the
+                // analysis inferred from its own Path.Max.Retrans: the
+                // sender's may be higher (its observed PMR).
+                let (expiry_frame, errors) = (p.last_expiry_frame, p.errors_since_clear);
                 // Only a first retransmission can show its expiry spurious:
                 // with two copies out, a duplicate report says both arrived.
                 let d = &mut a.directions[ctx.sender];

@@ -187,8 +187,18 @@ pub struct PathState {
     /// Not inactive (a potentially failed path is still active).
     pub active: bool,
     pub potentially_failed: bool,
+    /// The error counter as the sender keeps it: it stops at the count
+    /// that made the path inactive (see [`PathState::record_error`]).
     pub error_count: u32,
+    /// The most errors counted since a clear, an inactive path's included.
     pub max_error_count: u32,
+    /// Errors since the last clear, counting on past inactivity: the
+    /// inactive state here is inferred from the Path.Max.Retrans given to
+    /// the analysis, so a sender with a higher one goes on counting to its
+    /// own, and its failover's expiries must show that count (the observed
+    /// PMR, docs/metrics.md).
+    #[serde(skip)]
+    pub errors_since_clear: u32,
     pub inactive_transitions: u32,
     /// Times the path became potentially failed (RFC 7829).
     pub pf_transitions: u32,
@@ -251,6 +261,7 @@ impl PathState {
             potentially_failed: false,
             error_count: 0,
             max_error_count: 0,
+            errors_since_clear: 0,
             inactive_transitions: 0,
             pf_transitions: 0,
             icmp_errors: 0,
@@ -340,11 +351,12 @@ impl PathState {
     /// in bokor-paper-return-rto1000: 6 with Path.Max.Retrans 5, through
     /// the unanswered HEARTBEATs that follow).
     pub fn record_error(&mut self, thresholds: Thresholds) -> Option<Transition> {
+        self.errors_since_clear = self.errors_since_clear.saturating_add(1);
+        self.max_error_count = self.max_error_count.max(self.errors_since_clear);
         if !self.active {
             return None;
         }
         self.error_count += 1;
-        self.max_error_count = self.max_error_count.max(self.error_count);
         if self.unconfirmed {
             return None;
         }
@@ -370,6 +382,7 @@ impl PathState {
     /// potentially failed or inactive path active (RFC 7829 §4).
     pub fn record_success(&mut self, time: Timestamp) -> Cleared {
         let before = std::mem::replace(&mut self.error_count, 0);
+        self.errors_since_clear = 0;
         if self.last_clear != Some(time) {
             self.previous_clear = self.last_clear;
             self.last_clear = Some(time);
@@ -460,6 +473,29 @@ mod tests {
         assert_eq!(q.record_error(off), None);
         assert_eq!(q.record_error(off), Some(Transition::BecameInactive(2)));
         assert_eq!(q.pf_transitions, 0);
+    }
+
+    #[test]
+    fn errors_past_the_inferred_inactive_state_still_count_since_the_clear() {
+        // A sender with Path.Max.Retrans 8 analysed with 5: the path is
+        // inferred inactive at the 6th error and its counter stops there
+        // (as Linux's would at its own threshold), while the errors since
+        // the clear go on to the sender's 9 (its observed PMR 8).
+        let a = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        let mut p = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        let analysis = Thresholds {
+            path_max_retrans: 5,
+            pf_retrans: None,
+        };
+        let transitions: Vec<_> = (0..9).filter_map(|_| p.record_error(analysis)).collect();
+        assert_eq!(transitions, vec![Transition::BecameInactive(6)]);
+        assert_eq!(
+            (p.error_count, p.errors_since_clear, p.max_error_count),
+            (6, 9, 9)
+        );
+        let cleared = p.record_success(Timestamp(1));
+        assert_eq!(cleared.error_count, Some(6));
+        assert_eq!((p.error_count, p.errors_since_clear), (0, 0));
     }
 
     #[test]
