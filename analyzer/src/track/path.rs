@@ -440,7 +440,8 @@ mod tests {
                 transition: Some(Transition::BecameActive)
             }
         );
-        assert_eq!(p.max_error_count, 2);
+        // The most errors since a clear counts the inactive path's too.
+        assert_eq!(p.max_error_count, 3);
         assert_eq!(p.record_success(Timestamp(0)), Cleared::default());
     }
 
