@@ -109,9 +109,15 @@ fn parts_give_the_outputs_what_the_whole_association_gives() {
         }
     }
     // Parts were taken at all: every capture with an association that
-    // lives past its first events hands some on.
+    // lives past its first events hands some on (all 20 samples do; 76 of
+    // the samples and public captures together).
+    let minimum = if common::public_captures_present() {
+        50
+    } else {
+        15
+    };
     assert!(
-        with_parts >= 50,
+        with_parts >= minimum,
         "only {with_parts} captures were handed on in parts ({parts_total} parts)"
     );
 }
@@ -140,8 +146,14 @@ fn a_cap_on_held_events_hands_them_on_instead_of_dropping_them() {
             capped_somewhere += 1;
         }
     }
+    // 10 of the samples reach the cap; 15 or more with the public captures.
+    let minimum = if common::public_captures_present() {
+        15
+    } else {
+        8
+    };
     assert!(
-        capped_somewhere >= 15,
+        capped_somewhere >= minimum,
         "the cap was reached in {capped_somewhere} captures only"
     );
 }

