@@ -589,6 +589,24 @@ fn man_pages_and_completions_come_from_the_command_line() {
         String::from_utf8_lossy(&bash.stderr)
     );
     assert!(registered.contains("sctp-handover"), "{registered}");
+    // A subcommand's options complete (`sctp-handover analyze --form<TAB>`),
+    // not only the subcommands (clap_complete's hyphenated-name bug).
+    let bash = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "source {}; COMP_WORDS=(sctp-handover analyze --form); COMP_CWORD=2; \
+             _sctp__handover sctp-handover --form analyze; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            file.display()
+        ))
+        .output()
+        .expect("bash runs");
+    let offered = String::from_utf8_lossy(&bash.stdout);
+    assert_eq!(
+        offered.trim(),
+        "--format",
+        "{}",
+        String::from_utf8_lossy(&bash.stderr)
+    );
     for shell in ["zsh", "fish"] {
         let (code, script, err) = run(&["generate", "completions", shell]);
         assert_eq!(code, 0, "{err}");

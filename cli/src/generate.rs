@@ -35,7 +35,22 @@ pub fn run(what: Generate, command: clap::Command) -> anyhow::Result<()> {
         Generate::Completions { shell } => {
             let mut command = command;
             let name = command.get_name().to_string();
-            clap_complete::generate(shell, &mut command, name, &mut std::io::stdout());
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut command, name.clone(), &mut script);
+            let mut script = String::from_utf8(script).context("a completion script in UTF-8")?;
+            if shell == clap_complete::Shell::Bash && name.contains('-') {
+                // clap_complete (clap-rs/clap#6421) names a hyphenated
+                // binary's subcommand cases `sctp__subcmd__handover__…`
+                // but sets `cmd` to `sctp__handover__…`, so no option of a
+                // subcommand completes: use the name `cmd` is set to.
+                let set = format!("{}__subcmd__", name.replace('-', "__"));
+                let labelled = format!("{}__subcmd__", name.replace('-', "__subcmd__"));
+                script = script.replace(&labelled, &set);
+            }
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(script.as_bytes())
+                .context("writing the completion script")?;
         }
     }
     Ok(())
