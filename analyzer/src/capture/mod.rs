@@ -3,6 +3,7 @@
 //! compressed. Streams the file through one reusable buffer and hands each
 //! frame to a callback as a borrowed slice: no allocation per packet.
 
+mod modified_pcap;
 mod reader;
 
 pub use reader::{from_reader, open, sniff, CaptureFormat, CaptureReader, ReadOutcome, Sniff};

@@ -1,3 +1,4 @@
+use super::modified_pcap::{self, ModifiedPcap};
 use super::{CaptureError, Frame};
 use crate::time::{Timestamp, NANOS_PER_SEC};
 use flate2::read::MultiGzDecoder;
@@ -95,10 +96,18 @@ pub fn from_reader(
             });
         }
         check_magic(path, head)?;
-        Box::new(unzipped)
+        if modified_pcap::is_modified(head) {
+            Box::new(ModifiedPcap::new(unzipped))
+        } else {
+            Box::new(unzipped)
+        }
     } else {
         check_magic(path, head)?;
-        Box::new(raw)
+        if modified_pcap::is_modified(head) {
+            Box::new(ModifiedPcap::new(raw))
+        } else {
+            Box::new(raw)
+        }
     };
     let inner = pcap_parser::create_reader(INITIAL_BUFFER, input).map_err(|e| match e {
         PcapError::HeaderNotRecognized => CaptureError::NotACapture {
@@ -139,6 +148,7 @@ const CAPTURE_MAGICS: [[u8; 4]; 5] = [
 
 fn has_capture_magic(head: &[u8]) -> bool {
     head.len() >= 4 && CAPTURE_MAGICS.iter().any(|m| head[..4] == m[..])
+        || modified_pcap::is_modified(head)
 }
 
 /// What a file's first bytes say, for finding captures among other files.
