@@ -363,6 +363,20 @@ static gboolean first_frame_matches(const char *path, tvbuff_t *tvb, packet_info
     return here - ns <= 1000 && ns - here <= 1000;
 }
 
+/* The pre-scan the first frame deferred (nothing asked for the plugin's
+ * output then), made when a tree or the statistics first do; frame-by-frame
+ * analysis when it cannot be made. */
+static void run_deferred_prescan(void)
+{
+    if (!deferred_path)
+        return;
+    analysis = prescan(deferred_path);
+    g_free(deferred_path);
+    deferred_path = NULL;
+    if (!analysis)
+        analysis = incremental();
+}
+
 static int dissect_sctpho(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
     if (!attempted) {
@@ -388,13 +402,7 @@ static int dissect_sctpho(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
             feed(tvb, pinfo);
         return 0;
     }
-    if (deferred_path) {
-        analysis = prescan(deferred_path);
-        g_free(deferred_path);
-        deferred_path = NULL;
-        if (!analysis)
-            analysis = incremental();
-    }
+    run_deferred_prescan();
     if (!analysis)
         return 0;
     if (!PINFO_FD_VISITED(pinfo))
@@ -441,13 +449,7 @@ static int dissect_sctpho(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
  * a pre-scan still deferred is made now. */
 static const char *summary_text(void)
 {
-    if (deferred_path) {
-        analysis = prescan(deferred_path);
-        g_free(deferred_path);
-        deferred_path = NULL;
-        if (!analysis)
-            analysis = incremental();
-    }
+    run_deferred_prescan();
     const char *text = analysis ? sctpho_summary(analysis) : NULL;
     return text ? text : "SCTP Handover: no capture analysed yet";
 }

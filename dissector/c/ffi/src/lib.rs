@@ -983,26 +983,22 @@ impl Analysis {
             self.items
                 .push(item(field(Field::Event), ItemKind::String, 0, 0.0, kept(e)));
         }
+        let mut value_item = |at: u32, value: &Value| match value {
+            Value::Uint(u) => item(at, ItemKind::Uint, *u, 0.0, null),
+            Value::Bool(b) => item(at, ItemKind::Bool, u64::from(*b), 0.0, null),
+            Value::Double(d) => item(at, ItemKind::Double, 0, *d, null),
+            Value::Str(s) => item(at, ItemKind::String, 0, 0.0, kept(s)),
+        };
         for (which, value) in f.asconf.iter().chain(&f.hb).chain(&f.switch) {
             let at = field(*which);
-            self.items.push(match value {
-                Value::Uint(u) => item(at, ItemKind::Uint, *u, 0.0, null),
-                Value::Bool(b) => item(at, ItemKind::Bool, u64::from(*b), 0.0, null),
-                Value::Double(d) => item(at, ItemKind::Double, 0, *d, null),
-                Value::Str(s) => item(at, ItemKind::String, 0, 0.0, kept(s)),
-            });
+            self.items.push(value_item(at, value));
         }
         for text in &f.info {
             self.items.push(item(0, ItemKind::Info, 0, 0.0, once(text)));
         }
         for (which, value) in &f.state {
             let at = field(*which);
-            self.items.push(match value {
-                Value::Uint(u) => item(at, ItemKind::Uint, *u, 0.0, null),
-                Value::Bool(b) => item(at, ItemKind::Bool, u64::from(*b), 0.0, null),
-                Value::Double(d) => item(at, ItemKind::Double, 0, *d, null),
-                Value::Str(s) => item(at, ItemKind::String, 0, 0.0, kept(s)),
-            });
+            self.items.push(value_item(at, value));
         }
         let unanswered = if complete && !f.asconf.is_empty() {
             self.builder
