@@ -77,7 +77,8 @@ proto.prefs.pf = Pref.bool("Infer the potentially-failed state", true,
   "Infer RFC 7829's potentially-failed state (Linux's net.sctp.pf_enable); off for a sender with the state off.")
 proto.prefs.pf_retrans = Pref.uint("Potentially-failed threshold (PFMR)", D.pf_retrans,
   "A path is inferred potentially failed when its error counter exceeds this (RFC 7829 PFMR, Linux's "
-  .. "net.sctp.pf_retrans); at or above Path.Max.Retrans the state is off.")
+  .. "net.sctp.pf_retrans), while below Path.Max.Retrans: at or above Path.Max.Retrans - 1 the state is off, "
+  .. "as in Linux.")
 proto.prefs.rto_max_ms = Pref.uint("RTO.Max (ms)", D.rto_max_ms,
   "The sender's RTO.Max: a T3 expiry whose DATA was sent more than RTO.Max before a reset of the path's "
   .. "error counter came before that reset and is not charged (docs/metrics.md).")

@@ -56,7 +56,9 @@ local function count_option(v, default)
   return floor(v)
 end
 
--- opts: the thresholds (see Core.DEFAULTS; any left out take its value).
+-- opts: the thresholds (see Core.DEFAULTS; any left out take its value),
+-- and capture_point ("mn", "cn"; nil: not said), as the analyzer's
+-- --capture-point (see Core:switch).
 function Core.new(opts)
   opts = opts or {}
   local D = Core.DEFAULTS
@@ -66,6 +68,7 @@ function Core.new(opts)
   return setmetatable({
     pmr = count_option(opts.pmr, D.pmr),
     pf_retrans = pf,
+    capture_point = opts.capture_point,
     rto_max_ns = count_option(opts.rto_max_ms, D.rto_max_ms) * 1000000,
     t0 = nil,          -- the first packet's second: times are kept as ns since then
     acked_list = {}, acked_set = {}, -- paths a SACK newly acknowledges DATA of (reused)
@@ -154,6 +157,15 @@ local function new_direction()
     -- path of the latest new DATA (Linux's active path); fr_exit: while in
     -- fast recovery, the highest TSN sent when it began.
     primary = nil, cacc = {}, last_new_path = nil, fr_exit = nil,
+    -- hs_primary: the primary the handshake gave (the INIT's destination
+    -- for its sender, its source for the receiver; TsnLedger::seed_primary),
+    -- else the destination of first_new_path stands for it; miss_from:
+    -- miss indications are counted from this TSN on, the TSNs before it
+    -- being past counting (TsnLedger's miss_scan_from); gap_ranges: the
+    -- last SACK's gap blocks as TSN ranges {first, last}, where every
+    -- gap-acknowledged TSN lies (reneging, see Core:gap_blocks);
+    -- stale_sacks: SACKs discarded as stale (see Core:sack).
+    hs_primary = nil, first_new_path = nil, miss_from = nil, gap_ranges = nil, stale_sacks = 0,
   }
 end
 
@@ -161,8 +173,11 @@ function Core:create(ports, frame)
   local id = #self.assocs
   local a = {
     id = id, ports = ports, tags = {},
-    -- ep[e].conf[addr]: the address's confirmation (see confirmation()).
-    ep = { [0] = { addrs = {}, conf = {} }, [1] = { addrs = {}, conf = {} } },
+    -- ep[e].conf[addr]: the address's confirmation (see confirmation());
+    -- ep[e].rank[addr]: its place in the peer's list of destinations (see
+    -- rank()); ep[e].deleted[addr]: the frame of its DELETE-IP's ACK.
+    ep = { [0] = { addrs = {}, conf = {}, rank = {}, ranked = 0 },
+      [1] = { addrs = {}, conf = {}, rank = {}, ranked = 0 } },
     paths = {}, path_index = {},
     dir = { [0] = new_direction(), [1] = new_direction() },
     -- pending_asconf["sender|serial"]: the request an ASCONF-ACK would
@@ -312,7 +327,7 @@ function Core:path(a, sender, src, dst)
     -- was cleared; changes: {state, frame} in order, for the summary.
     p = { id = id, src = src, dst = dst, sender = sender, views = {},
       errors = 0, active = true, pf = false, last_expiry = nil, last_expiry_frame = nil,
-      last_clear = nil, previous_clear = nil, changes = {}, clears = 0, spurious = 0 }
+      last_clear = nil, previous_clear = nil, changes = {}, clears = 0, spurious = 0, last_frame = nil }
     a.paths[id + 1] = p
     by_dst[dst] = p
   end
@@ -374,10 +389,11 @@ function Core:packet(frame, sec, nsec, src, dst, s, i0, n)
   end
   if not a then a, sender = self:locate(sport, dport, vtag, ftype, fflags, finit, src, dst, frame) end
   local sent, received = a.ep[sender].addrs, a.ep[1 - sender].addrs
-  if not sent[src] then sent[src] = {} end
-  if not received[dst] then received[dst] = {} end
+  if not sent[src] then sent[src] = {}; Core.rank(a.ep[sender], src) end
+  if not received[dst] then received[dst] = {}; Core.rank(a.ep[1 - sender], dst) end
   local by_dst = a.path_index[src]
   local p = by_dst and by_dst[dst] or self:path(a, sender, src, dst)
+  p.last_frame = frame
   self.views[frame] = view_of(a, p, sender)
   local ctx = self.ctx
   -- Times compared by the error counter are ns since the first packet's
@@ -469,10 +485,80 @@ local function await_confirmation(c)
   if not c.handshake and not c.confirmed then c.unconfirmed = true end
 end
 
+-- The peer's list of destinations of endpoint ep (Linux's
+-- transport_addr_list, the analyzer's AddressInfo::transport_rank): an
+-- address takes the next place when first known (again when the peer
+-- makes a new transport for it: see renew_transport); `again` moves it
+-- last.
+function Core.rank(ep, addr, again)
+  if ep.rank[addr] and not again then return end
+  ep.ranked = ep.ranked + 1
+  ep.rank[addr] = ep.ranked
+end
+
+-- The first address of the list not deleted: the one Linux's
+-- sctp_assoc_rm_peer makes primary (and active) when the primary (the
+-- active path) was deleted (the analyzer's Endpoint::first_transport).
+local function first_transport(ep)
+  local best, best_rank
+  local deleted = ep.deleted or {}
+  for addr, r in pairs(ep.rank) do
+    if not deleted[addr] and (best_rank == nil or r < best_rank) then best, best_rank = addr, r end
+  end
+  return best
+end
+
+-- Whether the peer of endpoint e already had a transport for e's address
+-- addr (not deleted) before an ASCONF whose first transmission found
+-- `paths_before` paths asked to add it: one whose confirmation is kept
+-- (the handshake's, listed in an INIT, added before, confirmed by a
+-- HEARTBEAT ACK), or a destination of the peer's packets before the
+-- request (the analyzer's Association::in_use_at_peer).
+local function in_use_at_peer(a, e, addr, paths_before)
+  local ep = a.ep[e]
+  if ep.deleted and ep.deleted[addr] then return false end
+  if ep.conf[addr] then return true end
+  for i = 1, paths_before do
+    local p = a.paths[i]
+    if p and p.sender ~= e and p.dst == addr then return true end
+  end
+  return false
+end
+
+-- The peer of endpoint e made a new transport for addr (an acknowledged
+-- ADD-IP of an address it had none for): unconfirmed and last in its
+-- list; after a DELETE-IP (its ACK at frame `deleted`), the peer's paths
+-- to it start afresh and a HEARTBEAT sent to it before the deletion is
+-- forgotten (the analyzer's Association::renew_transport).
+local function renew_transport(a, e, addr, deleted)
+  local conf = confirmation(a, e, addr)
+  conf.handshake, conf.confirmed, conf.unconfirmed = false, false, true
+  Core.rank(a.ep[e], addr, true)
+  if not deleted then return end
+  for _, p in ipairs(a.paths) do
+    if p.sender ~= e and p.dst == addr then
+      p.errors, p.active, p.pf, p.last_clear, p.previous_clear = 0, true, false, nil, nil
+      local hb = a.hb_out[p.id]
+      if hb and hb.frame < deleted then
+        a.hb_out[p.id] = nil
+        local list = a.pending_hb[hb.key]
+        if list then
+          for i = #list, 1, -1 do
+            if list[i] == hb then table.remove(list, i) end
+          end
+          if #list == 0 then a.pending_hb[hb.key] = nil end
+        end
+      end
+    end
+  end
+end
+
 -- An unanswered HEARTBEAT or a T3 expiry of DATA last sent on p (RFC 9260
--- §8.2): past PFMR the path is potentially failed (RFC 7829 §4), past
--- Path.Max.Retrans inactive; a PFMR at or above Path.Max.Retrans never
--- applies. A path to an unconfirmed address counts the error and changes
+-- §8.2), with Linux's thresholds (sctp_do_8_2_transport_strike): an active
+-- path past PFMR and still below Path.Max.Retrans is potentially failed
+-- (RFC 7829 §4), past Path.Max.Retrans inactive; a count equal to
+-- Path.Max.Retrans changes nothing, so a PFMR at or above
+-- Path.Max.Retrans - 1 never applies. A path to an unconfirmed address counts the error and changes
 -- no state, as Linux leaves an UNCONFIRMED transport; an inactive path
 -- counts nothing more, as Linux raises no INACTIVE transport's count (the
 -- analyzer's PathState::record_error).
@@ -487,7 +573,7 @@ function Core:path_error(ctx, p)
     path_event(self, ctx, p, "path_inactive", "inactive", "warning",
       string.format("%s inactive: error count %d exceeds Path.Max.Retrans %d", path_label(p), n, self.pmr),
       "inactive")
-  elseif p.active and not p.pf and self.pf_retrans and n > self.pf_retrans then
+  elseif p.active and not p.pf and self.pf_retrans and n > self.pf_retrans and n < self.pmr then
     p.pf = true
     path_event(self, ctx, p, "path_potentially_failed", "potentially_failed", "warning",
       string.format("%s potentially failed: error count %d exceeds PFMR %d", path_label(p), n, self.pf_retrans),
@@ -602,6 +688,12 @@ function Core:chunk(ctx, c)
   elseif t == INIT or t == INIT_ACK then
     local a = ctx.a
     a.handshake[ctx.src], a.handshake[ctx.dst] = true, true
+    -- The association's first packet (its INIT, or its INIT ACK when only
+    -- that was captured): its sender's primary is its destination, the
+    -- other endpoint's its source (the analyzer's handshake_primary).
+    if ctx.frame == a.first_frame and a.dir[ctx.sender].hs_primary == nil then
+      a.dir[ctx.sender].hs_primary, a.dir[1 - ctx.sender].hs_primary = ctx.dst, ctx.src
+    end
     -- The handshake's own addresses are confirmed implicitly; the others
     -- its sender lists await a HEARTBEAT ACK (the analyzer's
     -- Tracker::init).
@@ -611,6 +703,7 @@ function Core:chunk(ctx, c)
     hs.handshake, hs.unconfirmed = true, false
     for _, listed in ipairs(c.addresses or {}) do
       await_confirmation(confirmation(a, ctx.sender, listed))
+      Core.rank(a.ep[ctx.sender], listed)
     end
   elseif t == HEARTBEAT and c.info then
     local a, path = ctx.a, ctx.path
@@ -709,8 +802,10 @@ function Core:asconf(ctx, c)
   if x then
     x.transmissions, x.last_frame = transmission, frame
   else
+    -- paths_before: the paths there were at its first transmission (see
+    -- in_use_at_peer).
     x = { serial = serial, sender = sender, frame = frame, sec = ctx.sec, nsec = ctx.nsec, requests = reqs,
-      transmissions = transmission, last_frame = frame }
+      transmissions = transmission, last_frame = frame, paths_before = #a.paths }
     table.insert(a.asconfs, x)
   end
   -- The request an ASCONF-ACK answers moves to the latest transmission
@@ -732,7 +827,8 @@ end
 local set_primary, destination_deleted
 local function current_primary(a, d)
   if d.primary then return d.primary end
-  local p = d.last_new_path and a.paths[d.last_new_path + 1]
+  if d.hs_primary then return d.hs_primary end
+  local p = d.first_new_path and a.paths[d.first_new_path + 1]
   return p and p.dst
 end
 
@@ -756,18 +852,22 @@ set_primary = function(a, d, address)
 end
 
 -- The receiver's address `address` is deleted (Linux's sctp_assoc_rm_peer;
--- the analyzer's TsnLedger::destination_deleted): the first path of the
--- sender to an address not deleted stands in for a deleted primary and
--- active path; the TSNs last sent to the address lose their destination
--- and are credited to the active path.
+-- the analyzer's TsnLedger::destination_deleted): the first transport of
+-- the peer's list not deleted (first_transport) replaces a deleted
+-- primary and active path, whatever its state, through the sender's
+-- latest path to it; the TSNs last sent to the address lose their
+-- destination and are credited to the active path.
 destination_deleted = function(a, sender, address)
   local d = a.dir[sender]
-  local deleted = a.ep[1 - sender].deleted or {}
+  local to = first_transport(a.ep[1 - sender])
   local successor
   for _, p in ipairs(a.paths) do
-    if p.sender == sender and p.dst ~= address and not deleted[p.dst] then successor = p; break end
+    if p.sender == sender and to ~= nil and p.dst == to
+      and (successor == nil or (p.last_frame or 0) > (successor.last_frame or 0)) then
+      successor = p
+    end
   end
-  if current_primary(a, d) == address and successor then set_primary(a, d, successor.dst) end
+  if current_primary(a, d) == address and to ~= nil then set_primary(a, d, to) end
   local active = d.last_new_path
   if active == nil or a.paths[active + 1].dst == address then active = successor and successor.id end
   local rec = d.rec
@@ -827,11 +927,13 @@ function Core:asconf_ack(ctx, c)
     if not repeated and (outcome == "success" or outcome == "implied_success") then
       local ep = a.ep[1 - ctx.sender]
       if r.op == "add_ip" then
-        -- Added (again, after a deletion: no longer confirmed): awaits
-        -- a HEARTBEAT ACK (the analyzer's Endpoint::learn).
-        local conf = confirmation(a, 1 - ctx.sender, r.address)
-        if ep.deleted and ep.deleted[r.address] then conf.handshake, conf.confirmed = false, false end
-        await_confirmation(conf)
+        -- Linux's sctp_assoc_add_peer: a transport the peer already has
+        -- is unchanged; a new one (again after a deletion) awaits a
+        -- HEARTBEAT ACK (the analyzer's Tracker::asconf_ack).
+        local deleted = ep.deleted and ep.deleted[r.address]
+        if not in_use_at_peer(a, requester, r.address, req.exchange.paths_before or #a.paths) then
+          renew_transport(a, requester, r.address, deleted)
+        end
         ep.addrs[r.address] = ep.addrs[r.address] or {}
         if ep.deleted then ep.deleted[r.address] = nil end
       end
@@ -840,7 +942,7 @@ function Core:asconf_ack(ctx, c)
       if r.op == "set_primary" then set_primary(a, a.dir[ctx.sender], r.address) end
       if r.op == "delete_ip" then
         ep.deleted = ep.deleted or {}
-        ep.deleted[r.address] = true
+        ep.deleted[r.address] = ctx.frame
         destination_deleted(a, ctx.sender, r.address)
       end
     end
@@ -873,7 +975,7 @@ function Core:data(ctx, tsn)
   local in_segment = d.in_segment
   in_segment[path] = (in_segment[path] or 0) + 1
   if new then
-    if highest == nil then d.base = tsn end
+    if highest == nil then d.base, d.first_new_path = tsn, path end
     d.highest = tsn
     d.last_new_path = path
     d.rec[tsn] = path
@@ -909,6 +1011,9 @@ function Core:data(ctx, tsn)
     -- misses are no longer counted (fast_done); sent again, it has its
     -- destination back (orphan, credit).
     local fast_done = fast or (type(r) == "table" and r.fast_done) or nil
+    -- Its miss indications count again from zero: the scan for them must
+    -- not start past it.
+    if d.miss_from and sgt(d.miss_from, tsn) then d.miss_from = tsn end
     if r_gap then
       r.last_path, r.miss, r.orphan, r.credit, r.fast_done = path, 0, nil, nil, fast_done
     elseif fast_done then
@@ -923,7 +1028,19 @@ function Core:data(ctx, tsn)
       -- says both arrived.
       local p = a.paths[r_path + 1]
       -- A T3 expiry ends fast recovery (Linux's sctp_transport_lower_cwnd).
-      if self:path_timeout(ctx, p, sent) then d.fr_exit = nil end
+      -- It also sets the miss indications of the TSNs it marks to 0: those
+      -- to its destination not gap-acknowledged and below the
+      -- fast-retransmit threshold (Linux's sctp_retransmit_mark; the
+      -- analyzer's TsnLedger::on_t3_expiry).
+      if self:path_timeout(ctx, p, sent) then
+        d.fr_exit = nil
+        for _, x in pairs(d.rec) do
+          if type(x) == "table" and x.miss > 0 and x.miss < 3 and not x.gap and not x.fast_done
+            and a.paths[(x.credit or x.last_path) + 1].dst == p.dst then
+            x.miss = 0
+          end
+        end
+      end
       note_copy(d, tsn, r_path, p.last_expiry_frame, copies == 2)
     else
       forget_copy(d, tsn)
@@ -936,6 +1053,7 @@ function Core:data(ctx, tsn)
     if base and not acked and sle(base, tsn) then
       d.rec[tsn] = path
       d.sent[tsn] = ctx.t
+      if d.miss_from and sgt(d.miss_from, tsn) then d.miss_from = tsn end
     end
     forget_copy(d, tsn)
   end
@@ -1014,6 +1132,14 @@ function Core:switch(ctx, d, old, new, tsn)
   -- silent stands for them, and an ADD-IP alone (no request to move) does
   -- not make such a switch planned (as the analyzer).
   local silence, interval = fell_silent(d, old, new)
+  -- Only where the capture may be the receiver's: in the sender's own
+  -- capture its timeouts would be there (the analyzer's
+  -- captured_at_sender: at the mobile node when it sends, at the
+  -- correspondent when the mobile node's peer does).
+  local point = self.capture_point
+  if mobile ~= nil and ((point == "mn" and mobile == sender) or (point == "cn" and mobile ~= sender)) then
+    silence = nil
+  end
   if expired and not asked_to_move then
     kind = "failover"
   elseif d.failed[new] or a.failed_paths[new] then
@@ -1077,6 +1203,15 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
   local a = ctx.a
   local d = a.dir[1 - ctx.sender]
   if dups > 0 then add_event(ann_of(self, ctx), "duplicate_report") end
+  -- A SACK whose cumulative ack is below the one already seen is stale
+  -- (overtaken on another path): Linux drops it (sctp_sf_eat_sack_6_2),
+  -- and so does the analyzer (TsnLedger::on_sack). Its duplicate reports
+  -- are still the receiver's.
+  if d.cum ~= nil and sgt(d.cum, cum) then
+    d.stale_sacks = d.stale_sacks + 1
+    if dups > 0 and s then self:spurious(ctx, d, s, gaps + 4 * ngaps, dups) end
+    return
+  end
   -- SFR-CACC 1) and 2 A) (the analyzer's TsnLedger::on_sack): the
   -- primary's changeover ends when this SACK's cumulative ack reaches its
   -- next TSN, and the new-ack flags start afresh.
@@ -1171,12 +1306,15 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
   -- HTNA: the highest TSN this SACK newly acknowledges; the SACK's highest
   -- TSN (its last block's end).
   local highest_new, highest_in_sack = cum, cum
+  -- This SACK's blocks as offsets {first, last} from dcum (for reneging).
+  local ranges = {}
   for g = 0, ngaps - 1 do
     local o = gaps + 4 * g
     local s1, s2, e1, e2 = byte(s, o, o + 3)
     local first, last = s1 * 256 + s2, e1 * 256 + e2
     highest_in_sack = plus(cum, last)
     if last >= first then
+      ranges[#ranges + 1] = { first, last }
       for k = first, min(last, first + 65535) do
         local t = (dcum + k) % TWO32
         local r = rec[t]
@@ -1197,6 +1335,35 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
       end
     end
   end
+  -- RFC 9260 §6.2.1: a TSN a gap block of the last SACK acknowledged that
+  -- this one does not (reneged) is outstanding again, as Linux's
+  -- sctp_check_transmitted (and the analyzer's TsnLedger::renege) does it.
+  table.sort(ranges, function(x, y) return x[1] < y[1] end)
+  local function covered(t)
+    local off = (t - dcum) % TWO32
+    local lo, hi = 1, #ranges
+    while lo <= hi do
+      local m = floor((lo + hi) / 2)
+      local r = ranges[m]
+      if off < r[1] then hi = m - 1 elseif off > r[2] then lo = m + 1 else return true end
+    end
+    -- (overlapping blocks: the binary search may miss; look at all)
+    for _, r in ipairs(ranges) do if off >= r[1] and off <= r[2] then return true end end
+    return false
+  end
+  for _, pr in ipairs(d.gap_ranges or {}) do
+    for k = 0, pr[2] do
+      local t = plus(pr[1], k)
+      local r = rec[t]
+      if type(r) == "table" and r.gap and not covered(t) then
+        r.gap = false
+        if d.miss_from and sgt(d.miss_from, t) then d.miss_from = t end
+      end
+    end
+  end
+  local kept = {}
+  for i, r in ipairs(ranges) do kept[i] = { plus(dcum, r[1]), min(r[2] - r[1], 65535) } end
+  d.gap_ranges = kept
   -- Fast recovery ends with a SACK that acknowledges DATA up to where it
   -- began (Linux's sctp_transport_raise_cwnd).
   if d.fr_exit and #list > 0 and sle(d.fr_exit, cum) then d.fr_exit = nil end
@@ -1218,9 +1385,15 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
   -- §7.2.4), unless SFR-CACC skips them.
   local limit = highest_new
   if d.fr_exit and advances then limit = highest_in_sack end
+  -- The scan starts after the TSNs past counting (as the analyzer's
+  -- miss_scan_from), and no further back than the analyzer's window of
+  -- 2^20 TSNs.
   local t = plus(dcum, 1)
-  local guard, reached = 0, false
-  while sgt(limit, t) and guard < 65536 do
+  local from = d.miss_from
+  if from and sgt(from, t) then t = from end
+  if (limit - t) % TWO32 > 1048576 and sgt(limit, t) then t = plus(limit, TWO32 - 1048576) end
+  local reached, prefix = false, true
+  while sgt(limit, t) do
     local r = rec[t]
     if r ~= nil and not (type(r) == "table" and (r.gap or r.fast_done or r.miss >= 3))
       and not (change and cacc_skips(a, d, change, r, t, count)) then
@@ -1232,7 +1405,13 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
       end
       if r.miss >= 3 then reached = true end
     end
-    t, guard = plus(t, 1), guard + 1
+    r = rec[t]
+    if prefix and (r == nil or (type(r) == "table" and (r.gap or r.fast_done or r.miss >= 3))) then
+      d.miss_from = plus(t, 1)
+    else
+      prefix = false
+    end
+    t = plus(t, 1)
   end
   -- A fast retransmission begins fast recovery, unless one is under way.
   if reached and d.fr_exit == nil then d.fr_exit = d.highest end

@@ -50,4 +50,13 @@ pub use names::UnknownName;
 /// 6: a failover's expiries count the errors since the last reset past the
 /// inactive state inferred from `--pmr` (the observed PMR is the sender's,
 /// not capped at `--pmr`).
-pub const RESULTS_REVISION: u32 = 6;
+/// 7: paths and failovers as Linux (issue #28): potentially failed only
+/// below Path.Max.Retrans, the DELETE-IP successor from the peer's list of
+/// addresses, an address added again a new transport and one added while
+/// in use unchanged, the observed PMR from an unanswered HEARTBEAT counted
+/// right after the switch, and the receiver-silence rule not applied in
+/// the sender's own capture; and the TSN ledger as Linux: stale SACKs
+/// (cumulative ack below the one seen) discarded and counted, reneged gap
+/// acknowledgements cleared, the SFR-CACC primary the handshake's through
+/// a failover, and a T3 expiry's reset of its TSNs' miss indications.
+pub const RESULTS_REVISION: u32 = 7;

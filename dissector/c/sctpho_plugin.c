@@ -609,7 +609,8 @@ static void proto_register_sctpho(void)
                                    &pref_pf);
     prefs_register_uint_preference(prefs, "pf_retrans", "Potentially-failed threshold (PFMR)",
                                    "A path is inferred potentially failed when its error counter exceeds this (RFC 7829 "
-                                   "PFMR, Linux's net.sctp.pf_retrans); at or above Path.Max.Retrans the state is off.",
+                                   "PFMR, Linux's net.sctp.pf_retrans), while below Path.Max.Retrans: at or above "
+                                   "Path.Max.Retrans - 1 the state is off, as in Linux.",
                                    10, &pref_pf_retrans);
     prefs_register_uint_preference(prefs, "rto_max_ms", "RTO.Max (ms)",
                                    "The sender's RTO.Max: a T3 expiry whose DATA was sent more than RTO.Max before a reset "

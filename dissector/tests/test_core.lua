@@ -436,6 +436,140 @@ t.test("with the potentially-failed state off (or PFMR >= PMR) only inactive is 
   t.eq(events(c, send(3010, FS, OLD, pkt(TMT, data(500)))), "retransmission,path_potentially_failed")
 end)
 
+t.test("a count equal to Path.Max.Retrans is not potentially failed (Linux's strike)", function()
+  -- sctp_do_8_2_transport_strike: PF needs pf_retrans < count < pathmaxrxt.
+  -- PMR 1 with the default PFMR 0, and PMR 2 with PFMR 1: the path goes
+  -- from active straight to inactive (the analyzer's
+  -- a_count_equal_to_path_max_retrans_is_not_potentially_failed).
+  for _, opts in ipairs({ { pmr = 1 }, { pmr = 2, pf_retrans = 1 } }) do
+    local c, send = data_sender(opts)
+    send(10, FS, OLD, pkt(TMT, data(500)))
+    local at, last = 10, nil
+    for k = 1, opts.pmr do
+      at = at + 1000 * 2 ^ (k - 1)
+      last = send(at, FS, OLD, pkt(TMT, data(500)))
+      t.eq(events(c, last), "retransmission", "PMR " .. opts.pmr .. " expiry " .. k)
+    end
+    t.eq(c.assocs[1].paths[2].pf, false)
+    last = send(at + 1000 * 2 ^ opts.pmr, FS, OLD, pkt(TMT, data(500)))
+    t.eq(events(c, last), "retransmission,path_inactive", "PMR " .. opts.pmr)
+    t.eq(c.assocs[1].failed_paths[1], last, "never potentially failed before")
+  end
+end)
+
+-- Addresses and the peer's list of them (Linux's transport_addr_list; the
+-- analyzer's track::asconf tests): the mobile node (endpoint 0) at A1
+-- listing A1, A2, A3 in its INIT, the correspondent at C.
+local A1, A2, A3, C = "\10\0\0\1", "\10\0\0\2", "\10\0\0\3", "\10\0\1\1"
+local DEL = "\192\2"
+local function listing_handshake(opts, listed)
+  local c = Core.new(opts)
+  local params = {}
+  for _, a in ipairs(listed) do params[#params + 1] = ap(a) end
+  c:packet(1, 0, 0, A1, C, pkt(0, chunk(1, be32(TMT) .. "\0\1\0\0\0\10\0\10" .. be32(100) .. table.concat(params))))
+  c:packet(2, 0, 1000000, C, A1, pkt(TMT, init(2, TFS, 500)))
+  local f = 2
+  local function send(us, src, dst, bytes)
+    f = f + 1
+    c:packet(f, math.floor(us / 1000000), (us % 1000000) * 1000, src, dst, bytes)
+    return f
+  end
+  return c, send
+end
+
+local function path_to(c, sender, dst)
+  for _, p in ipairs(c.assocs[1].paths) do
+    if p.sender == sender and p.dst == dst then return p end
+  end
+end
+
+t.test("a deleted active destination is replaced by the first address added", function()
+  -- The correspondent's paths to A3 and A2 were first used in that order,
+  -- its list is A1, A2, A3: the SACK for DATA 500, outstanding to A1 when
+  -- A1 was deleted, clears A2's error counter (Linux's sctp_assoc_rm_peer
+  -- moved it to A2), not A3's.
+  local c, send = listing_handshake({ pf_retrans = false }, { A1, A2, A3 })
+  local us = 10000
+  for _, x in ipairs({ { A3, "3" }, { A2, "2" } }) do
+    local to, tag = x[1], x[2]
+    send(us, C, to, pkt(TMT, hb(4, tag .. "aaa")))
+    send(us + 100, to, C, pkt(TFS, hb(5, tag .. "aaa")))
+    send(us + 1000, C, to, pkt(TMT, hb(4, tag .. "bbb")))
+    send(us + 2000, C, to, pkt(TMT, hb(4, tag .. "ccc")))
+    us = us + 10000
+  end
+  send(us, C, A1, pkt(TMT, data(500)))
+  send(us + 100, A2, C, pkt(TFS, asconf(1, A2, DEL, A1)))
+  send(us + 200, C, A2, pkt(TMT, ack(1)))
+  local f = send(us + 300, A2, C, pkt(TFS, sack(500)))
+  local to_a2, to_a3 = path_to(c, 1, A2), path_to(c, 1, A3)
+  t.eq(to_a3.id < to_a2.id, true, "the path to A3 came first")
+  t.eq(to_a2.errors, 0); t.eq(to_a3.errors, 1)
+  t.eq(experts(c, f, "counter_cleared")[1],
+    "path " .. to_a2.id .. " (10.0.1.1 -> 10.0.0.2) error counter cleared from 1 by a SACK")
+end)
+
+t.test("an address added again is a new transport", function()
+  -- C -> A2 inactive (PMR 1), A2 deleted and added again: active, error
+  -- count 0, unconfirmed, and the HEARTBEAT outstanding before the
+  -- deletion is no error of the new transport.
+  local c, send = listing_handshake({ pmr = 1, pf_retrans = false }, { A1, A2 })
+  send(10000, C, A2, pkt(TMT, hb(4, "h0xx")))
+  send(10100, A2, C, pkt(TFS, hb(5, "h0xx")))
+  for i = 1, 3 do send(10000 + 10000 * i, C, A2, pkt(TMT, hb(4, "h" .. i .. "xx"))) end
+  local p = path_to(c, 1, A2)
+  t.eq(p.active, false); t.eq(p.errors, 2)
+  send(50000, A1, C, pkt(TFS, asconf(1, A1, DEL, A2)))
+  send(50100, C, A1, pkt(TMT, ack(1)))
+  send(60000, A1, C, pkt(TFS, asconf(2, A1, ADD, A2)))
+  send(60100, C, A1, pkt(TMT, ack(2)))
+  t.eq(p.active, true); t.eq(p.pf, false); t.eq(p.errors, 0)
+  t.eq(c.assocs[1].ep[0].conf[A2].unconfirmed, true)
+  send(70000, C, A2, pkt(TMT, hb(4, "h4xx")))
+  t.eq(p.errors, 0, "its first HEARTBEAT finds none outstanding")
+end)
+
+t.test("an ADD-IP of an address in use leaves it confirmed", function()
+  -- From mid-stream: the correspondent sends to A1 and A2 (taken as
+  -- confirmed); ADD-IP of A2 finds its transport (Linux's
+  -- sctp_assoc_add_peer returns it unchanged); ADD-IP of A3, so far only
+  -- the ASCONF's source, makes a new, unconfirmed one.
+  local c = Core.new()
+  local f = 0
+  local function send(src, dst, bytes) f = f + 1; c:packet(f, 0, f * 1000, src, dst, bytes) end
+  send(A1, C, pkt(TFS, data(100)))
+  send(C, A1, pkt(TMT, sack(100), data(500)))
+  send(A1, C, pkt(TFS, sack(500)))
+  send(C, A2, pkt(TMT, data(501)))
+  send(A2, C, pkt(TFS, sack(501)))
+  send(A3, C, pkt(TFS, asconf(1, A3, ADD, A2)))
+  send(C, A2, pkt(TMT, ack(1)))
+  send(A3, C, pkt(TFS, asconf(2, A3, ADD, A3)))
+  send(C, A3, pkt(TMT, ack(2)))
+  local conf = c.assocs[1].ep[0].conf
+  t.eq(conf[A2] == nil or not conf[A2].unconfirmed, true, "A2 was in use")
+  t.eq(conf[A3].unconfirmed, true, "A3 is new to the correspondent")
+end)
+
+t.test("the receiver-silence rule is not applied in the sender's own capture", function()
+  -- The analyzer's the_receiver_silence_rule_is_not_applied_in_the_senders_own_capture:
+  -- the mobile node adds A2 and asks nothing more; the correspondent's
+  -- DATA to A1 every 10 ms stops for 200 ms, then goes to A2 without a T3
+  -- expiry.
+  local function kind_at(point)
+    local c, send = listing_handshake({ capture_point = point }, { A1 })
+    for k = 0, 3 do send(10000 + 10000 * k, C, A1, pkt(TMT, data(500 + k))) end
+    send(45000, A2, C, pkt(TFS, asconf(1, A2, ADD, A2)))
+    send(45100, C, A1, pkt(TMT, ack(1)))
+    send(240000, C, A2, pkt(TMT, data(504)))
+    t.eq(#c.switches, 1)
+    return c.switches[1].kind
+  end
+  t.eq(kind_at("cn"), "planned", "at the sender: a pause, and the ADD-IP")
+  t.eq(kind_at("mn"), "failover", "at the receiver")
+  t.eq(kind_at(nil), "failover", "not said")
+end)
+
 local function sack_dups(cum, dups)
   local d = {}
   for _, x in ipairs(dups) do d[#d + 1] = be32(x) end

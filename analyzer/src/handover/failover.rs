@@ -1,17 +1,26 @@
 //! Failover: T3 expiries charged to a path, the failover details of a
 //! switch (implied RTO, observed PMR, detection and failover time) and
-//! Bokor's predictions.
+//! the failover times these predict (with RTO backoff, with a fixed RTO).
 
 use super::anchors::AnchorKind;
-use super::model::{Component, Expiry, Failover, Point, SpuriousExpiryRef};
+use super::model::{Component, Expiry, Failover, Point, SpuriousExpiryRef, SwitchClass};
 use super::state::{Direction, Mark, PathData};
 use super::{HandoverConfig, HandoverEngine};
 use crate::events::{AssocId, EndpointId, PathId};
 use crate::time::{Nanos, Timestamp};
 use crate::track::path::PathStatus;
+use std::net::IpAddr;
 
 /// T3 expiries remembered per direction for the failover series.
 const EXPIRY_HISTORY: usize = 256;
+
+/// How soon after the switch the HEARTBEAT whose unanswered predecessor
+/// made the old path fail can leave: Linux counts the error when its
+/// HEARTBEAT timer sends the next one (sctp_do_8_2_transport_strike from
+/// SCTP_CMD_TRANSPORT_HB_SENT), moves the queued DATA in the same run and
+/// sends it first (30 µs later in `eklund-tuning`, 34 µs in
+/// `bokor-paper-return-rto1000`).
+const HEARTBEAT_AFTER_SWITCH: Nanos = Nanos(1_000_000);
 
 impl Direction {
     /// DATA on the failed path after its last expiry restarts its T3 timer
@@ -49,6 +58,87 @@ impl Direction {
 }
 
 impl HandoverEngine {
+    /// The old path of a failover became potentially failed or inactive
+    /// (`status`, at `error_count`) at an unanswered HEARTBEAT's count,
+    /// right after the switch: that error, not the last expiry, is the one
+    /// the sender moved at (see [`HEARTBEAT_AFTER_SWITCH`]), so the
+    /// failover's count, state, observed PMR (or PFMR) and predictions are
+    /// the transition's. Only while the handover is still held (its
+    /// window open), and only when the analysis' thresholds say this
+    /// error crossed one: a sender with a higher Path.Max.Retrans than
+    /// `--pmr` is not seen here.
+    pub(super) fn transition_after_switch(
+        &mut self,
+        association: AssocId,
+        path: PathId,
+        status: PathStatus,
+        error_count: u32,
+        at: Mark,
+    ) {
+        let HandoverEngine {
+            config,
+            associations,
+            ..
+        } = self;
+        let Some(a) = associations.get_mut(association) else {
+            return;
+        };
+        let from_heartbeat = a
+            .heartbeats
+            .last()
+            .is_some_and(|h| h.path == path && h.frame == at.frame);
+        if !from_heartbeat {
+            return;
+        }
+        let held = a.handovers.iter_mut().rev().flatten().find(|h| {
+            h.from_path == path
+                && h.failover.is_some()
+                && h.switch_frame < at.frame
+                && (0..=HEARTBEAT_AFTER_SWITCH.0).contains(&at.time.since(h.switch_time).0)
+        });
+        let Some(h) = held else {
+            return;
+        };
+        let Some(f) = h.failover.as_mut() else {
+            return;
+        };
+        let counted = f
+            .observed_pmr
+            .or(f.observed_pf_retrans)
+            .map_or(0, |x| x + 1);
+        if error_count <= counted {
+            return;
+        }
+        let suffix = reason_suffix(f);
+        let rto = rto_estimate(&f.expiries, f.first_unanswered).2;
+        thresholds_seen(f, error_count.checked_sub(1), status, rto, config);
+        if h.class == SwitchClass::Failover {
+            if let Some(base) = h.class_reason.strip_suffix(suffix.as_str()) {
+                h.class_reason = format!("{base}{}", reason_suffix(f));
+            }
+        }
+    }
+
+    /// An ADD-IP of `address` took effect: its peer's transport to it is
+    /// new (for an address added again after a DELETE-IP, the tracker's
+    /// Association::renew_transport), so the paths to it are active again
+    /// without a `path_active` event (Linux notifies no change of a new
+    /// transport). They still count as failed earlier in the association.
+    pub(super) fn transport_renewed(&mut self, association: AssocId, address: IpAddr) {
+        let Some(a) = self.associations.get_mut(association) else {
+            return;
+        };
+        let to_it: Vec<PathId> = (0..a.paths.len())
+            .filter(|&i| a.paths[i].1 == address)
+            .filter_map(|i| PathId::try_from(i).ok())
+            .collect();
+        for p in to_it {
+            if a.status(p) != PathStatus::Active {
+                a.set_status(p, PathStatus::Active);
+            }
+        }
+    }
+
     /// A timeout-driven retransmission (frame, time, TSN) of DATA last
     /// sent on `failed`, whose error counter it left at `error_count`: the
     /// start of a new expiry (as the tracker decided) or part of the
@@ -154,36 +244,18 @@ pub(super) fn failover(
     old: PathId,
     seen: Seen<'_>,
 ) -> Failover {
-    let first_expiry_after = first_unanswered.map(|p| expiries[0].time.since(p.time));
+    let (first_expiry_after, implied, rto) = rto_estimate(expiries, first_unanswered);
     let intervals: Vec<Nanos> = expiries
         .windows(2)
         .map(|w| w[1].time.since(w[0].time))
         .collect();
-    let implied: Vec<Nanos> = expiries
-        .windows(2)
-        .filter_map(|w| w[0].timer_restart.map(|r| w[1].time.since(r.time)))
-        .collect();
-    let rto = if implied.is_empty() {
-        first_expiry_after
-    } else {
-        let mut sorted = implied.clone();
-        sorted.sort();
-        Some(sorted[sorted.len() / 2])
-    };
     // The path went inactive when its error count exceeded PMR: the count
     // at the last expiry before the switch is PMR + 1. Expiries before a
     // clear (a SACK for DATA last sent on the path) do not count.
     // At the potentially-failed state the count is PFMR + 1 instead.
+    // (An unanswered HEARTBEAT counted right after the switch may still
+    // raise it: HandoverEngine::transition_after_switch.)
     let exceeded = expiries.last().and_then(|e| e.error_count.checked_sub(1));
-    // At the potentially-failed state only when the sender moved right at
-    // the threshold: a sender with the state off (or another PFMR) that
-    // moved after more expiries shows its Path.Max.Retrans instead, while
-    // the inferred state (by the thresholds given) is still reported.
-    let at_pf = seen.old_state == PathStatus::PotentiallyFailed
-        && exceeded.is_some()
-        && exceeded == config.pf_retrans;
-    let observed_pmr = exceeded.filter(|_| !at_pf);
-    let observed_pf_retrans = exceeded.filter(|_| at_pf);
     let first_expiry = expiries.first().map_or(switch.time, |e| e.time);
     let counter_resets = seen
         .clears
@@ -223,27 +295,16 @@ pub(super) fn failover(
         .filter(|m| start.is_none_or(|s| m.time >= s.time))
         .map(|m| m.point("first DATA on the alternate path"))
         .unwrap_or(first_new_data);
-    let predicted_eq3_ms = match (rto, observed_pmr) {
-        (Some(r), Some(pmr)) => Some(
-            (0..pmr)
-                .map(|i| {
-                    let term = Nanos(r.0.saturating_mul(1i64 << i.min(30)));
-                    config.rto_max.map_or(term, |m| term.min(m)).as_millis_f64()
-                })
-                .sum(),
-        ),
-        _ => None,
-    };
-    Failover {
+    let mut f = Failover {
         expiries: expiries.to_vec(),
         first_unanswered,
         first_expiry_after_ms: first_expiry_after.map(Nanos::as_millis_f64),
         expiry_intervals_ms: intervals.iter().map(|n| n.as_millis_f64()).collect(),
         implied_rto_ms: implied.iter().map(|n| n.as_millis_f64()).collect(),
         rto_estimate_ms: rto.map(Nanos::as_millis_f64),
-        observed_pmr,
+        observed_pmr: None,
         old_path_state: seen.old_state,
-        observed_pf_retrans,
+        observed_pf_retrans: None,
         counter_resets,
         spurious_expiries,
         detection: Component::from_points(
@@ -256,9 +317,141 @@ pub(super) fn failover(
             Some(first_new_data),
             "no start of the failure known",
         ),
-        predicted_eq3_ms,
-        predicted_eq4_ms: rto
-            .zip(observed_pmr)
-            .map(|(r, pmr)| r.as_millis_f64() * f64::from(pmr)),
+        predicted_backoff_ms: None,
+        predicted_fixed_rto_ms: None,
+    };
+    thresholds_seen(&mut f, exceeded, seen.old_state, rto, config);
+    f
+}
+
+/// The delay from the first unanswered transmission to the first expiry,
+/// the implied RTO of each later expiry, and the RTO estimate: their
+/// median (with one expiry, that first delay).
+fn rto_estimate(
+    expiries: &[Expiry],
+    first_unanswered: Option<Point>,
+) -> (Option<Nanos>, Vec<Nanos>, Option<Nanos>) {
+    let first_expiry_after = first_unanswered
+        .zip(expiries.first())
+        .map(|(p, e)| e.time.since(p.time));
+    let implied: Vec<Nanos> = expiries
+        .windows(2)
+        .filter_map(|w| w[0].timer_restart.map(|r| w[1].time.since(r.time)))
+        .collect();
+    let rto = if implied.is_empty() {
+        first_expiry_after
+    } else {
+        let mut sorted = implied.clone();
+        sorted.sort();
+        Some(sorted[sorted.len() / 2])
+    };
+    (first_expiry_after, implied, rto)
+}
+
+/// What the error count the sender moved at (`exceeded` = that count − 1)
+/// and the old path's state then say: the observed PMR, or the PFMR when
+/// the sender moved right at the potentially-failed threshold, and the
+/// predictions from the observed PMR and the RTO estimate.
+fn thresholds_seen(
+    f: &mut Failover,
+    exceeded: Option<u32>,
+    old_state: PathStatus,
+    rto: Option<Nanos>,
+    config: &HandoverConfig,
+) {
+    // At the potentially-failed state only when the sender moved right at
+    // the threshold: a sender with the state off (or another PFMR) that
+    // moved after more expiries shows its Path.Max.Retrans instead, while
+    // the inferred state (by the thresholds given) is still reported.
+    let at_pf = old_state == PathStatus::PotentiallyFailed
+        && exceeded.is_some()
+        && exceeded == config.pf_retrans;
+    f.old_path_state = old_state;
+    f.observed_pmr = exceeded.filter(|_| !at_pf);
+    f.observed_pf_retrans = exceeded.filter(|_| at_pf);
+    f.predicted_backoff_ms = match (rto, f.observed_pmr) {
+        (Some(r), Some(pmr)) => Some(
+            (0..pmr)
+                .map(|i| {
+                    let term = Nanos(r.0.saturating_mul(1i64 << i.min(30)));
+                    config.rto_max.map_or(term, |m| term.min(m)).as_millis_f64()
+                })
+                .sum(),
+        ),
+        _ => None,
+    };
+    f.predicted_fixed_rto_ms = rto
+        .zip(f.observed_pmr)
+        .map(|(r, pmr)| r.as_millis_f64() * f64::from(pmr));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::handover::{HandoverConfig, SwitchClass};
+    use crate::track::path::PathStatus;
+    use crate::track::script::{self, Script};
+    use crate::track::TrackConfig;
+    use std::net::IpAddr;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().expect("address literal")
+    }
+
+    #[test]
+    fn a_heartbeat_counted_right_after_the_switch_gives_the_observed_pmr() {
+        // eklund-tuning in miniature (Path.Max.Retrans 2, the state off):
+        // DATA 500 to A1 times out twice (counts 1 and 2); the HEARTBEAT
+        // timer then finds the HEARTBEAT of 2 s unanswered and sends the
+        // next, the third error: Linux moves the queued DATA 501 to A2 in
+        // the same run and sends it first, 30 µs before that HEARTBEAT.
+        // The sender's Path.Max.Retrans is 2, not the last expiry's 1.
+        let (a1, a2, c) = (ip("10.0.0.1"), ip("10.0.0.2"), ip("10.0.1.1"));
+        let track = TrackConfig {
+            path_max_retrans: 2,
+            pf_retrans: None,
+            ..TrackConfig::default()
+        };
+        let handover = HandoverConfig {
+            pf_retrans: None,
+            ..HandoverConfig::new()
+        };
+        let mut s = Script::new(track, handover);
+        s.handshake(a1, &[a1, a2], c);
+        s.send(10_000, 1, (c, a2), &[script::heartbeat(false, b"a2")]);
+        s.send(10_100, 0, (a2, c), &[script::heartbeat(true, b"a2")]);
+        s.send(20_000, 1, (c, a1), &[script::data(500)]);
+        s.send(1_020_000, 1, (c, a1), &[script::data(500)]);
+        s.send(2_000_000, 1, (c, a1), &[script::heartbeat(false, b"h1")]);
+        s.send(3_020_000, 1, (c, a1), &[script::data(500)]);
+        let switch = s.send(4_000_000, 1, (c, a2), &[script::data(501)]);
+        let hb = s.send(4_000_030, 1, (c, a1), &[script::heartbeat(false, b"h2")]);
+        let (events, handovers) = s.finish();
+        assert!(events.iter().any(|e| e.frame == hb
+            && matches!(
+                e.kind,
+                crate::events::EventKind::PathInactive { error_count: 3, .. }
+            )));
+        let [h] = &handovers[..] else {
+            panic!("one handover: {handovers:?}");
+        };
+        assert_eq!((h.switch_frame, h.class), (switch, SwitchClass::Failover));
+        let Some(f) = &h.failover else {
+            panic!("a failover record");
+        };
+        assert_eq!(f.expiries.len(), 2);
+        assert_eq!(f.expiries[1].error_count, 2);
+        assert_eq!(f.observed_pmr, Some(2));
+        assert_eq!(f.old_path_state, PathStatus::Inactive);
+        assert_eq!(
+            f.predicted_fixed_rto_ms
+                .zip(f.rto_estimate_ms)
+                .map(|(p, r)| p / r),
+            Some(2.0)
+        );
+        assert!(
+            h.class_reason.ends_with("; the old path inactive"),
+            "{}",
+            h.class_reason
+        );
     }
 }

@@ -15,7 +15,7 @@ mod tsn_history;
 mod window;
 
 use crate::by_id::ById;
-use crate::events::{AssocId, Event, EventKind, EventSink, Observation};
+use crate::events::{AddressSource, AssocId, Event, EventKind, EventSink, Observation};
 use crate::time::Nanos;
 use crate::track::limits::Hit;
 use crate::track::path::PathStatus;
@@ -34,7 +34,8 @@ pub use switch::RECEIVER_FAILOVER;
 pub struct HandoverConfig {
     pub capture_point: CapturePoint,
     pub anchors: Vec<Anchor>,
-    /// RTO.Max for the predicted failover time of eq. (3).
+    /// RTO.Max for the failover time predicted with RTO backoff
+    /// ([`Failover::predicted_backoff_ms`]).
     pub rto_max: Option<Nanos>,
     /// The tracker's potentially-failed threshold
     /// ([`crate::track::TrackConfig::pf_retrans`]): a failover that came
@@ -324,13 +325,29 @@ impl HandoverEngine {
                     });
                 }
             }
-            EventKind::PathInactive { path, .. } => {
+            EventKind::PathInactive { path, error_count } => {
                 self.assoc(id).set_status(*path, PathStatus::Inactive);
+                let at = Mark {
+                    frame: e.frame,
+                    time: e.time,
+                };
+                self.transition_after_switch(id, *path, PathStatus::Inactive, *error_count, at);
             }
-            EventKind::PathPotentiallyFailed { path, .. } => {
+            EventKind::PathPotentiallyFailed { path, error_count } => {
                 self.assoc(id)
                     .set_status(*path, PathStatus::PotentiallyFailed);
+                let at = Mark {
+                    frame: e.frame,
+                    time: e.time,
+                };
+                let status = PathStatus::PotentiallyFailed;
+                self.transition_after_switch(id, *path, status, *error_count, at);
             }
+            EventKind::AddressLearned {
+                address,
+                how: AddressSource::Asconf,
+                ..
+            } => self.transport_renewed(id, *address),
             EventKind::PathActive { path } => {
                 self.assoc(id).set_status(*path, PathStatus::Active);
             }

@@ -246,9 +246,10 @@ pub struct Failover {
     /// Median of `implied_rto_ms` (with a single expiry: the delay from the
     /// first unanswered transmission, which can include an earlier restart).
     pub rto_estimate_ms: Option<f64>,
-    /// The error count at the last expiry before the switch minus one: the
-    /// path goes inactive when its error count *exceeds* Path.Max.Retrans
-    /// (RFC 9260 §8.2).
+    /// The error count at the last expiry before the switch (or at the
+    /// unanswered HEARTBEAT counted right after it that made the path
+    /// fail) minus one: the path goes inactive when its error count
+    /// *exceeds* Path.Max.Retrans (RFC 9260 §8.2).
     pub observed_pmr: Option<u32>,
     /// The old path's inferred state at the switch: `potentially_failed`
     /// when the sender moved at the potentially-failed threshold (RFC
@@ -269,11 +270,13 @@ pub struct Failover {
     pub detection: Component,
     /// Failure start → first new DATA on the alternate path (the switch).
     pub failover_time: Component,
-    /// Bokor eq. (3) with the observed PMR and RTO estimate:
-    /// Σ_{i<PMR} RTO·2^i, each term capped at RTO.Max.
-    pub predicted_eq3_ms: Option<f64>,
-    /// Bokor eq. (4): PMR·RTO (RTO.Min = RTO.Max).
-    pub predicted_eq4_ms: Option<f64>,
+    /// The failover time predicted with the RTO doubled at each expiry,
+    /// from the observed PMR and RTO estimate: Σ_{i<PMR} RTO·2^i, each
+    /// term capped at RTO.Max (docs/metrics.md, Failover).
+    pub predicted_backoff_ms: Option<f64>,
+    /// The failover time predicted with a fixed RTO (RTO.Min = RTO.Max):
+    /// PMR·RTO (docs/metrics.md, Failover).
+    pub predicted_fixed_rto_ms: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]

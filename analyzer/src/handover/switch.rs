@@ -3,7 +3,7 @@
 
 use super::latency::{self, Pending};
 use super::model::{
-    AsconfExchange, Component, Handover, HandoverWindow, ReceiverSilence, SwitchClass,
+    AsconfExchange, CapturePoint, Component, Handover, HandoverWindow, ReceiverSilence, SwitchClass,
 };
 use super::state::{Association, HeartbeatRecord, Mark, PathData};
 use super::{failover, recognition, HandoverEngine};
@@ -137,7 +137,11 @@ impl HandoverEngine {
         // SET-PRIMARY 250 ms after the cut: the first DATA the MN gets on
         // the new path is the CN's T3 retransmission to its alternate
         // destination, RFC 9260 §6.4.1, before any SET-PRIMARY.)
-        let silence = fell_silent(&old_data, &new_data);
+        // Only where the capture may be the receiver's: in the sender's
+        // own capture its timeouts would be there, and a silence is only
+        // a pause of its traffic.
+        let silence = fell_silent(&old_data, &new_data)
+            .filter(|_| !captured_at_sender(config.capture_point, mobile, sender));
         let (class, class_reason) = if let Some(first) = expiries.first().filter(|_| !asked_to_move)
         {
             let why = format!(
@@ -353,6 +357,19 @@ fn prune_heartbeats(heartbeats: &mut Vec<HeartbeatRecord>, begin: u64) {
     });
 }
 
+/// Whether the capture was taken at `sender`, the DATA's sender: at the
+/// mobile node (`--capture-point mn`) when the mobile endpoint sends, at
+/// the correspondent (`cn`) when its peer does. Not known without a
+/// capture point at either end or a mobile endpoint (no ASCONF ADD-IP or
+/// DELETE-IP tells which endpoint moves).
+fn captured_at_sender(point: CapturePoint, mobile: Option<EndpointId>, sender: EndpointId) -> bool {
+    match (point, mobile) {
+        (CapturePoint::Mn, Some(m)) => m == sender,
+        (CapturePoint::Cn, Some(m)) => m != sender,
+        _ => false,
+    }
+}
+
 /// How a failover seen by the receiver's capture starts its class reason.
 pub const RECEIVER_FAILOVER: &str = "seen by the receiver";
 
@@ -385,4 +402,64 @@ fn fell_silent(old: &PathData, new: &PathData) -> Option<ReceiverSilence> {
         interval,
         data: old.in_segment,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::handover::{CapturePoint, HandoverConfig, SwitchClass};
+    use crate::track::script::{self, Script, ADD_IP};
+    use crate::track::TrackConfig;
+    use std::net::IpAddr;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().expect("address literal")
+    }
+
+    /// The mobile node (endpoint 0) adds A2, asks nothing more; the
+    /// correspondent's DATA to A1 every 10 ms stops for 200 ms, then goes
+    /// to A2 without a T3 expiry: the class of that switch where the
+    /// capture was taken at `point`.
+    fn class_at(point: CapturePoint) -> SwitchClass {
+        let (a1, a2, c) = (ip("10.0.0.1"), ip("10.0.0.2"), ip("10.0.1.1"));
+        let handover = HandoverConfig {
+            capture_point: point,
+            ..HandoverConfig::new()
+        };
+        let mut s = Script::new(TrackConfig::default(), handover);
+        s.handshake(a1, &[a1], c);
+        for k in 0..4 {
+            s.send(
+                10_000 + 10_000 * k,
+                1,
+                (c, a1),
+                &[script::data(500 + k as u32)],
+            );
+        }
+        // (Within the segment of new DATA on A1.)
+        s.send(
+            45_000,
+            0,
+            (a2, c),
+            &[script::asconf(1, a2, &[(ADD_IP, a2)])],
+        );
+        s.send(45_100, 1, (c, a1), &[script::asconf_ack(1)]);
+        s.send(240_000, 1, (c, a2), &[script::data(504)]);
+        let (_, handovers) = s.finish();
+        let [h] = &handovers[..] else {
+            panic!("one handover: {handovers:?}");
+        };
+        h.class
+    }
+
+    #[test]
+    fn the_receiver_silence_rule_is_not_applied_in_the_senders_own_capture() {
+        // At the correspondent, the DATA's sender: its timeouts would be in
+        // its capture, so the silence is a pause and the ADD-IP makes the
+        // switch planned.
+        assert_eq!(class_at(CapturePoint::Cn), SwitchClass::Planned);
+        // At the mobile node, the receiver, or where not said: the
+        // silence stands for the sender's timeouts.
+        assert_eq!(class_at(CapturePoint::Mn), SwitchClass::Failover);
+        assert_eq!(class_at(CapturePoint::Unknown), SwitchClass::Failover);
+    }
 }

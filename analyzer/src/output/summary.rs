@@ -681,9 +681,16 @@ fn association(s: &mut String, a: &Association, anomalies: &Anomalies) -> std::f
         if c.data_chunks == 0 && c.sacks == 0 {
             continue;
         }
+        // Stale SACKs (discarded, docs/metrics.md) are named only when
+        // there are any.
+        let stale = if c.stale_sacks > 0 {
+            format!(" ({} stale, discarded)", c.stale_sacks)
+        } else {
+            String::new()
+        };
         writeln!(
             s,
-            "  data {} -> {}: {} new, {} retransmitted ({} after ack, {} fast), {} SACKs, {} gap blocks, {} dup TSNs reported",
+            "  data {} -> {}: {} new, {} retransmitted ({} after ack, {} fast), {} SACKs{}, {} gap blocks, {} dup TSNs reported",
             d.sender,
             1 - d.sender,
             c.new_chunks,
@@ -691,6 +698,7 @@ fn association(s: &mut String, a: &Association, anomalies: &Anomalies) -> std::f
             c.retransmitted_after_ack,
             c.fast_retransmissions,
             c.sacks,
+            stale,
             c.gap_blocks,
             c.dup_tsns_reported
         )?;

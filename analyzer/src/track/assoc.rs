@@ -74,6 +74,13 @@ pub struct AddressInfo {
     /// seen in packets (a capture from mid-stream) is taken as confirmed:
     /// its history is not known.
     pub unconfirmed: bool,
+    /// Its place in the peer's list of destinations (Linux's
+    /// `transport_addr_list`: addresses in the order they were added, one
+    /// added again after a DELETE-IP last, as a new transport). The first
+    /// one not deleted replaces a deleted primary or active path
+    /// (`sctp_assoc_rm_peer`).
+    #[serde(skip)]
+    pub(crate) transport_rank: u32,
 }
 
 impl AddressInfo {
@@ -105,29 +112,31 @@ pub struct Endpoint {
     /// The destination address this endpoint was asked to use as primary
     /// by an acknowledged SET PRIMARY from the peer.
     pub primary_destination: Option<IpAddr>,
+    /// The last [`AddressInfo::transport_rank`] given.
+    #[serde(skip)]
+    transports_ranked: u32,
 }
 
 impl Endpoint {
     /// Records `address`; returns true when it was not known before (or
-    /// comes back after a deletion).
+    /// comes back after a deletion). An ASCONF's addition changes no
+    /// confirmation state here: whether the peer made a new transport for
+    /// the address is the caller's to say ([`Association::renew_transport`]).
     pub fn learn(&mut self, address: IpAddr, how: AddressSource, frame: u64) -> bool {
         match self.addresses.iter_mut().find(|a| a.address == address) {
             Some(info) => {
                 let revived = info.deleted_frame.is_some() && how == AddressSource::Asconf;
                 if revived {
-                    // Added again: unconfirmed until a HEARTBEAT ACK says
-                    // otherwise (RFC 9260 §5.4), as Linux notifies.
                     info.deleted_frame = None;
-                    info.confirmed_frame = None;
-                    info.handshake = false;
                 }
-                if how != AddressSource::Observed {
+                if how == AddressSource::Init {
                     info.await_confirmation();
                 }
                 info.learned_from.add(how);
                 revived
             }
             None => {
+                let transport_rank = self.next_transport_rank();
                 // Endpoints have one or two addresses: grow one at a time.
                 self.addresses.reserve_exact(1);
                 self.addresses.push(AddressInfo {
@@ -138,10 +147,41 @@ impl Endpoint {
                     confirmed_frame: None,
                     handshake: false,
                     unconfirmed: how != AddressSource::Observed,
+                    transport_rank,
                 });
                 true
             }
         }
+    }
+
+    fn next_transport_rank(&mut self) -> u32 {
+        self.transports_ranked = self.transports_ranked.saturating_add(1);
+        self.transports_ranked
+    }
+
+    /// The peer made a new transport for `address` (Linux's
+    /// sctp_assoc_add_peer with SCTP_UNCONFIRMED, from an ADD-IP): it
+    /// awaits confirmation whatever it had (RFC 9260 §5.4; Linux notifies
+    /// `confirmed` again) and goes last in the peer's list.
+    fn renew_transport(&mut self, address: IpAddr) {
+        let rank = self.next_transport_rank();
+        if let Some(info) = self.address_mut(address) {
+            info.confirmed_frame = None;
+            info.handshake = false;
+            info.unconfirmed = true;
+            info.transport_rank = rank;
+        }
+    }
+
+    /// The first address of the peer's list of destinations not deleted:
+    /// the one Linux's sctp_assoc_rm_peer makes primary (and active) when
+    /// the primary (the active path) was deleted.
+    pub(crate) fn first_transport(&self) -> Option<IpAddr> {
+        self.addresses
+            .iter()
+            .filter(|a| a.deleted_frame.is_none())
+            .min_by_key(|a| a.transport_rank)
+            .map(|a| a.address)
     }
 
     pub fn has(&self, address: IpAddr) -> bool {
@@ -331,6 +371,9 @@ pub(crate) struct PendingHeartbeat {
 pub(crate) struct PendingAsconf {
     pub serial: u32,
     pub sender: EndpointId,
+    /// The first transmission of the serial seen: what the peer had before
+    /// it is what the request found ([`Association::in_use_at_peer`]).
+    pub first_frame: u64,
     /// The last transmission of the serial so far: an ASCONF-ACK is
     /// matched to it and its round trip measured from it (Karn's rule: a
     /// sample from an earlier copy could belong to either).
@@ -465,6 +508,69 @@ impl Association {
         // Most associations have two or four paths, and a path is large:
         // grow one at a time while few.
         crate::compact::push(&mut self.paths, path);
+    }
+
+    /// Whether the peer of `endpoint` already had a transport for its
+    /// address `address` (not deleted) before an ASCONF first sent at
+    /// `request_frame` asked to add it: the handshake's or one listed in
+    /// an INIT, added before, confirmed by a HEARTBEAT ACK to the peer's
+    /// HEARTBEAT, or a destination of the peer's packets before the
+    /// request (an association captured from mid-stream). An address only
+    /// seen as a source (the ASCONF's own, from the new address) is not:
+    /// Linux makes no transport from a packet's source.
+    pub(crate) fn in_use_at_peer(
+        &self,
+        endpoint: EndpointId,
+        address: IpAddr,
+        request_frame: u64,
+    ) -> bool {
+        let Some(info) = self.endpoints[endpoint]
+            .addresses
+            .iter()
+            .find(|a| a.address == address)
+        else {
+            return false;
+        };
+        info.deleted_frame.is_none()
+            && (info.handshake
+                || info.confirmed_frame.is_some()
+                || info.learned_from.contains(&AddressSource::Init)
+                || info.learned_from.contains(&AddressSource::Asconf)
+                || self.paths.iter().any(|p| {
+                    p.sender != endpoint && p.dst == address && p.first_frame < request_frame
+                }))
+    }
+
+    /// The peer of `endpoint` made a new transport for `address` (an
+    /// acknowledged ADD-IP of an address it had none for): unconfirmed and
+    /// last in its list. When it had one before, freed by the DELETE-IP of
+    /// frame `deleted_frame` (Linux's sctp_assoc_rm_peer, then
+    /// sctp_assoc_add_peer), the peer's paths to it start afresh (error
+    /// counter, potentially failed, inactive), and a HEARTBEAT sent to it
+    /// before the deletion is forgotten: its answer matches no nonce of
+    /// the new transport, and it is no error of it (Linux's `hb_sent`
+    /// starts clear).
+    pub(crate) fn renew_transport(
+        &mut self,
+        endpoint: EndpointId,
+        address: IpAddr,
+        deleted_frame: Option<u64>,
+    ) {
+        self.endpoints[endpoint].renew_transport(address);
+        let Some(deleted_frame) = deleted_frame else {
+            return;
+        };
+        let mut renewed = Vec::new();
+        for p in self
+            .paths
+            .iter_mut()
+            .filter(|p| p.sender != endpoint && p.dst == address)
+        {
+            p.renew_transport();
+            renewed.push(p.id);
+        }
+        self.pending_heartbeats
+            .retain(|h| h.frame >= deleted_frame || !renewed.contains(&h.path));
     }
 
     /// Carries `endpoint`'s address `address` confirmation state to the

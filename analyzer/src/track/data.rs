@@ -1,10 +1,38 @@
 //! DATA / I-DATA and SACK handling: TSN ledger, retransmissions and data-path changes.
 
-use super::assoc::DataSegment;
-use super::path::Cleared;
+use super::assoc::{Association, DataSegment, Start};
+use super::path::{Cleared, PathState};
 use super::tsn::DataClass;
 use super::{Ctx, Tracker};
-use crate::events::{EventKind, EventSink, Observation, PathId};
+use crate::events::{EndpointId, EventKind, EventSink, Observation, PathId};
+use std::net::IpAddr;
+
+impl Association {
+    /// The primary destination of `sender`'s DATA after the handshake
+    /// (see [`super::tsn::TsnLedger::seed_primary`]): the INIT's
+    /// destination for the INIT's sender, its source for the receiver.
+    /// The association's first path is its INIT's, or, when only that was
+    /// captured, its INIT ACK's, which goes the other way (to the INIT's
+    /// source, from the address it was sent to): either way its sender's
+    /// primary is its destination. None from mid-stream.
+    pub(crate) fn handshake_primary(&self, sender: EndpointId) -> Option<IpAddr> {
+        handshake_primary(&self.paths, self.start, sender)
+    }
+}
+
+/// [`Association::handshake_primary`] from the association's paths and
+/// start (borrowed apart from its directions).
+fn handshake_primary(paths: &[PathState], start: Start, sender: EndpointId) -> Option<IpAddr> {
+    let first = paths.first()?;
+    if start == Start::MidStream {
+        return None;
+    }
+    Some(if sender == first.sender {
+        first.dst
+    } else {
+        first.src
+    })
+}
 
 impl Tracker {
     pub(super) fn data(
@@ -18,7 +46,11 @@ impl Tracker {
         let rto_max = self.config.rto.max;
         let window = self.config.limits.tsn_window;
         let a = &mut self.associations[ctx.assoc];
+        let (paths, start) = (&a.paths, a.start);
         let ledger = a.directions[ctx.sender].ledger(window);
+        if !ledger.primary_seeded() {
+            ledger.seed_primary(handshake_primary(paths, start, ctx.sender));
+        }
         let class = ledger.on_data(tsn, ctx.frame, ctx.time, ctx.path, user_bytes);
         let forgotten = ledger.take_forgotten();
         self.counters.limits.tsn_window.record(ctx.frame, forgotten);
@@ -49,9 +81,13 @@ impl Tracker {
                 let (expiry_frame, errors) = (p.last_expiry_frame, p.errors_since_clear);
                 // Only a first retransmission can show its expiry spurious:
                 // with two copies out, a duplicate report says both arrived.
+                let expired = p.dst;
+                let paths = &a.paths;
+                let destination_of = |p: PathId| paths.get(usize::from(p)).map(|s| s.dst);
                 let d = &mut a.directions[ctx.sender];
                 if new_expiry {
-                    d.ledger(window).on_t3_expiry();
+                    d.ledger(window)
+                        .on_t3_expiry(Some(expired), &destination_of);
                 }
                 let first = d.ledger(window).transmissions(tsn) == Some(2);
                 d.note_timeout_copy(tsn, pp, expiry_frame, first);

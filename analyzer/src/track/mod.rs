@@ -13,6 +13,8 @@ pub mod limits;
 pub mod path;
 mod retire;
 pub mod rto;
+#[cfg(test)]
+pub(crate) mod script;
 pub mod tsn;
 
 use crate::decode::SctpDatagram;
@@ -423,6 +425,16 @@ impl Tracker {
             }
             chunk_type::ASCONF_ACK => {
                 let c = AsconfAckChunk::new_checked(chunk).map_err(malformed)?;
+                // SFR-CACC's primary is the handshake's until a SET-PRIMARY
+                // or DELETE-IP this ASCONF-ACK acknowledges changes it
+                // (TsnLedger::seed_primary; its sender's DATA).
+                let window = self.config.limits.tsn_window;
+                let sender = ctx.sender;
+                let a = self.assoc(ctx);
+                let handshake_primary = a.handshake_primary(sender);
+                a.directions[sender]
+                    .ledger(window)
+                    .seed_primary(handshake_primary);
                 self.asconf_ack(ctx, &c, chunk.length(), sink)?;
             }
             chunk_type::FORWARD_TSN | chunk_type::I_FORWARD_TSN => {

@@ -327,6 +327,19 @@ impl PathState {
         (true, self.record_error(thresholds))
     }
 
+    /// The sender's transport to this destination was freed by a DELETE-IP
+    /// and a new one made by an ADD-IP (Linux's sctp_assoc_rm_peer, then
+    /// sctp_assoc_add_peer): the error counter and the state start afresh,
+    /// with no clear remembered. What the path carried stays counted.
+    pub(crate) fn renew_transport(&mut self) {
+        self.error_count = 0;
+        self.errors_since_clear = 0;
+        self.active = true;
+        self.potentially_failed = false;
+        self.last_clear = None;
+        self.previous_clear = None;
+    }
+
     /// The inferred state.
     pub fn status(&self) -> PathStatus {
         match (self.active, self.potentially_failed) {
@@ -337,9 +350,15 @@ impl PathState {
     }
 
     /// An unanswered HEARTBEAT or a T3 expiry of DATA last sent here
-    /// (RFC 9260 §8.2 error counter): past PFMR the path is potentially
-    /// failed (RFC 7829 §4), past Path.Max.Retrans inactive. A PFMR at or
-    /// above Path.Max.Retrans never applies (RFC 7829 §4: PF is then off).
+    /// (RFC 9260 §8.2 error counter), with the thresholds of Linux's
+    /// sctp_do_8_2_transport_strike: an active path whose count exceeds
+    /// PFMR while still *below* Path.Max.Retrans becomes potentially
+    /// failed (RFC 7829 §4), and any path not inactive whose count exceeds
+    /// Path.Max.Retrans becomes inactive. So a count equal to
+    /// Path.Max.Retrans changes nothing, and a PFMR at or above
+    /// Path.Max.Retrans − 1 never applies (RFC 7829 §4 turns the state
+    /// off only at or above Path.Max.Retrans; Linux needs room for one
+    /// count between the two).
     /// A path to an unconfirmed address counts the error and stays as it
     /// is: Linux's sctp_do_8_2_transport_strike raises an UNCONFIRMED
     /// transport's error count, enters PF only from ACTIVE, and
@@ -369,7 +388,8 @@ impl PathState {
         let past_pf = thresholds
             .pf_retrans
             .is_some_and(|pf| self.error_count > pf);
-        if self.active && !self.potentially_failed && past_pf {
+        let below_pmr = self.error_count < thresholds.path_max_retrans;
+        if self.active && !self.potentially_failed && past_pf && below_pmr {
             self.potentially_failed = true;
             self.pf_transitions += 1;
             return Some(Transition::BecamePotentiallyFailed(self.error_count));
@@ -474,6 +494,49 @@ mod tests {
         assert_eq!(q.record_error(off), None);
         assert_eq!(q.record_error(off), Some(Transition::BecameInactive(2)));
         assert_eq!(q.pf_transitions, 0);
+    }
+
+    #[test]
+    fn a_count_equal_to_path_max_retrans_is_not_potentially_failed() {
+        // Linux's sctp_do_8_2_transport_strike: PF needs pf_retrans <
+        // error_count < pathmaxrxt, inactive error_count > pathmaxrxt. With
+        // Path.Max.Retrans 1 and pf_retrans 0 the first error leaves the
+        // path active (1 is not below 1), the second makes it inactive.
+        let a = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        let mut p = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        let pmr1 = Thresholds {
+            path_max_retrans: 1,
+            pf_retrans: Some(0),
+        };
+        assert_eq!(p.record_error(pmr1), None);
+        assert_eq!(p.status(), PathStatus::Active);
+        assert_eq!(p.record_error(pmr1), Some(Transition::BecameInactive(2)));
+        assert_eq!((p.pf_transitions, p.inactive_transitions), (0, 1));
+        // pf_retrans = Path.Max.Retrans − 1: the count that passes it is
+        // Path.Max.Retrans itself, never potentially failed either.
+        let mut q = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        let pmr2 = Thresholds {
+            path_max_retrans: 2,
+            pf_retrans: Some(1),
+        };
+        assert_eq!(q.record_error(pmr2), None);
+        assert_eq!(q.record_error(pmr2), None);
+        assert_eq!(q.status(), PathStatus::Active);
+        assert_eq!(q.record_error(pmr2), Some(Transition::BecameInactive(3)));
+        assert_eq!(q.pf_transitions, 0);
+        // One below that, the state is entered right after PFMR.
+        let mut r = PathState::new(0, a, a, 0, 1, Timestamp(0), RtoConfig::default());
+        let pmr3 = Thresholds {
+            path_max_retrans: 3,
+            pf_retrans: Some(1),
+        };
+        assert_eq!(r.record_error(pmr3), None);
+        assert_eq!(
+            r.record_error(pmr3),
+            Some(Transition::BecamePotentiallyFailed(2))
+        );
+        assert_eq!(r.record_error(pmr3), None);
+        assert_eq!(r.record_error(pmr3), Some(Transition::BecameInactive(4)));
     }
 
     #[test]

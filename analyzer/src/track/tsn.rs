@@ -5,7 +5,7 @@
 use crate::events::PathId;
 use crate::time::{Nanos, Timestamp};
 use serde::Serialize;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::net::IpAddr;
 
 /// Largest window of unacknowledged TSNs kept by default; older ones are
@@ -33,18 +33,16 @@ pub(crate) type DestinationOf<'a> = &'a dyn Fn(PathId) -> Option<IpAddr>;
 
 #[derive(Debug, Clone, Copy)]
 struct TsnRecord {
-    first_time: Timestamp,
+    /// When it was last sent (for a TSN sent once, the only transmission:
+    /// its RTT sample's start).
     last_time: Timestamp,
     last_frame: u64,
+    /// The direction's DATA chunk count at its last transmission: whether
+    /// a destination deletion came after it (see [`Deleted`]).
+    last_sent: u64,
     last_path: PathId,
     transmissions: u16,
-    /// The path whose error counter an acknowledgement of this TSN clears
-    /// and whose destination SFR-CACC credits with the new ack: the path
-    /// it was last sent on, or, after that destination was deleted, the
-    /// sender's active path, which Linux moves the TSN to
-    /// (net/sctp/associola.c, sctp_assoc_rm_peer).
-    credit_path: PathId,
-    /// [`SEEN`], [`GAP_ACKED`], [`ORPHANED`], [`FAST_RETRANSMITTED`]: one
+    /// [`SEEN`], [`GAP_ACKED`], [`FAST_RETRANSMITTED`], [`SIDELINED`]: one
     /// byte, so that a record stays 32 bytes (the window holds up to 2^20).
     flags: u8,
     miss_reports: u8,
@@ -54,10 +52,9 @@ struct TsnRecord {
 const SEEN: u8 = 1;
 /// Covered by a gap block (cumulatively acked TSNs leave the window).
 const GAP_ACKED: u8 = 2;
-/// Its destination was deleted (ASCONF DELETE-IP) since it was last sent:
-/// Linux's chunk then has no transport, which SFR-CACC rule 3.1 f does not
-/// skip.
-const ORPHANED: u8 = 4;
+/// In a set of [`Sidelined`] records: SFR-CACC skipped it behind the
+/// miss scan's start, and its indications are counted from there.
+const SIDELINED: u8 = 4;
 /// A copy was fast retransmitted: never again (RFC 9260 §7.2.4 step 3;
 /// Linux's `fast_retransmit` leaves SCTP_CAN_FRTX for good), so its miss
 /// indications are no longer counted.
@@ -65,12 +62,11 @@ const FAST_RETRANSMITTED: u8 = 8;
 
 impl TsnRecord {
     const UNSEEN: TsnRecord = TsnRecord {
-        first_time: Timestamp(0),
         last_time: Timestamp(0),
         last_frame: 0,
+        last_sent: 0,
         last_path: 0,
         transmissions: 0,
-        credit_path: 0,
         flags: 0,
         miss_reports: 0,
     };
@@ -83,8 +79,8 @@ impl TsnRecord {
         self.flags & GAP_ACKED != 0
     }
 
-    fn orphaned(&self) -> bool {
-        self.flags & ORPHANED != 0
+    fn sidelined(&self) -> bool {
+        self.flags & SIDELINED != 0
     }
 
     fn fast_retransmitted(&self) -> bool {
@@ -99,6 +95,35 @@ impl TsnRecord {
         }
     }
 }
+
+/// The deletions of one receiver address (ASCONF DELETE-IP), in order: a
+/// TSN last sent to it before one has no destination from then on (Linux's
+/// sctp_assoc_rm_peer clears its chunk's transport, which SFR-CACC rule
+/// 3.1 f does not skip) and is credited to the sender's active path at
+/// that deletion, where Linux moves it. Looked up when a TSN is, so a
+/// deletion costs nothing per outstanding TSN.
+#[derive(Debug)]
+struct Deleted {
+    address: IpAddr,
+    /// The direction's DATA chunk count at each deletion, and the active
+    /// path then.
+    at: Vec<(u64, Option<PathId>)>,
+}
+
+/// TSNs SFR-CACC kept from a miss indication, set aside from the miss
+/// scan (see [`TsnLedger::on_sack`]) by the path they were last sent on
+/// (`None`: their destination was deleted), so that a SACK that skips
+/// them all costs nothing per TSN: positions counted from
+/// [`TsnLedger::base_position`].
+#[derive(Debug)]
+struct Sidelined {
+    key: Option<PathId>,
+    positions: BTreeSet<u64>,
+}
+
+/// Where positions start, so that the window's first TSN can move back
+/// before any DATA without going below zero.
+const FIRST_POSITION: u64 = 1 << 40;
 
 /// Linux's SFR-CACC state of one destination (`struct sctp_transport`'s
 /// `cacc`: set in net/sctp/associola.c, sctp_assoc_set_primary; used in
@@ -118,10 +143,14 @@ struct CaccDestination {
 /// (Iyengar et al.; draft-iyengar-sctp-cacc; not in RFC 9260).
 #[derive(Debug, Default)]
 struct Cacc {
-    /// The sender's primary destination as a SET-PRIMARY (or the deletion
-    /// of the primary) made it; before that, the destination of its new
-    /// DATA stands for it.
+    /// The sender's primary destination: the handshake's (see
+    /// [`TsnLedger::seed_primary`]), then as a SET-PRIMARY (or the deletion
+    /// of the primary) made it. Linux changes it only so
+    /// (sctp_assoc_set_primary), never at a failover: new DATA then goes
+    /// to another active path while the primary stays.
     primary: Option<IpAddr>,
+    /// [`TsnLedger::seed_primary`] was called.
+    seeded: bool,
     /// Destinations with SFR-CACC state (few: one per peer address).
     destinations: Vec<CaccDestination>,
 }
@@ -185,6 +214,11 @@ pub struct DirectionCounters {
     pub first_seen_below_highest: u64,
     pub user_data_bytes: u64,
     pub sacks: u64,
+    /// SACKs (and SHUTDOWNs) whose cumulative TSN ack was below the one
+    /// already seen: reordered or stale, discarded as Linux discards them
+    /// (net/sctp/sm_statefuns.c, sctp_sf_eat_sack_6_2; RFC 9260 §6.2.1
+    /// has the sender drop them too). Counted among `sacks`.
+    pub stale_sacks: u64,
     pub gap_blocks: u64,
     pub dup_tsns_reported: u64,
     pub forward_tsns: u64,
@@ -203,6 +237,7 @@ impl DirectionCounters {
         first_seen_below_highest: 0,
         user_data_bytes: 0,
         sacks: 0,
+        stale_sacks: 0,
         gap_blocks: 0,
         dup_tsns_reported: 0,
         forward_tsns: 0,
@@ -258,6 +293,33 @@ pub struct TsnLedger {
     /// The path of the latest new DATA: Linux's active path, where new
     /// DATA goes.
     last_new_path: Option<PathId>,
+    /// The path of the first new DATA: its destination stands for the
+    /// primary when the handshake was not captured.
+    first_new_path: Option<PathId>,
+    /// Records in the window that were captured ([`SEEN`]), and of those
+    /// the gap-acknowledged ones: DATA is outstanding when they differ.
+    seen_in_window: usize,
+    gap_acked_in_window: usize,
+    /// The gap blocks of the last SACK applied, as TSN ranges (first,
+    /// last) clipped to the window: every gap-acknowledged record lies in
+    /// one, so a SACK that reneges (RFC 9260 §6.2.1) is checked against
+    /// them only, not the whole window.
+    gap_ranges: Vec<(u32, u32)>,
+    /// The SACK at hand's ranges (reused buffer).
+    sack_ranges: Vec<(u32, u32)>,
+    /// The highest TSN given a miss indication so far: above it every
+    /// record has none (a T3 expiry's reset stops there).
+    miss_high: Option<u32>,
+    /// Receiver addresses deleted while DATA went to them.
+    deleted: Vec<Deleted>,
+    /// The DATA chunk count at the latest deletion.
+    last_deletion: u64,
+    /// TSNs set aside by SFR-CACC ([`SIDELINED`]), by path.
+    sidelined: Vec<Sidelined>,
+    /// The position of `base` from [`FIRST_POSITION`] (+1 per TSN).
+    base_position: i64,
+    /// Positions to visit (reused buffer).
+    visits: Vec<u64>,
     /// While in fast recovery (RFC 9260 §7.2.4; Linux's
     /// `asoc->fast_recovery`): the highest TSN sent when it began.
     fast_recovery_exit: Option<u32>,
@@ -295,7 +357,8 @@ impl TsnLedger {
         let previous = self.current_primary(destination_of);
         let changeover = previous.is_some_and(|p| p != address);
         self.cacc.primary = Some(address);
-        let outstanding = self.window.iter().any(|r| r.seen() && !r.gap_acked());
+        self.cacc.seeded = true;
+        let outstanding = self.seen_in_window > self.gap_acked_in_window;
         let Some(highest) = self.counters.highest_tsn.filter(|_| outstanding) else {
             return;
         };
@@ -310,7 +373,27 @@ impl TsnLedger {
     fn current_primary(&self, destination_of: DestinationOf) -> Option<IpAddr> {
         self.cacc
             .primary
-            .or_else(|| self.last_new_path.and_then(destination_of))
+            .or_else(|| self.first_new_path.and_then(destination_of))
+    }
+
+    /// The sender's primary destination from the handshake, before any
+    /// SET-PRIMARY: Linux's first peer address (sctp_assoc_add_peer makes
+    /// the first transport primary), the address the INIT was sent to for
+    /// its sender (connect) and the INIT's source for its receiver
+    /// (sctp_process_init with the cookie's peer address). Only the first
+    /// call counts; `None` (no handshake captured) leaves the destination
+    /// of the first new DATA to stand for it.
+    pub(crate) fn seed_primary(&mut self, handshake: Option<IpAddr>) -> &mut Self {
+        if !self.cacc.seeded {
+            self.cacc.seeded = true;
+            self.cacc.primary = self.cacc.primary.or(handshake);
+        }
+        self
+    }
+
+    /// Whether [`Self::seed_primary`] was called.
+    pub(crate) fn primary_seeded(&self) -> bool {
+        self.cacc.seeded
     }
 
     /// The receiver's address `address` was deleted (an ASCONF DELETE-IP
@@ -336,22 +419,188 @@ impl TsnLedger {
             .last_new_path
             .filter(|&p| destination_of(p) != Some(address))
             .or(successor_path);
-        for rec in self.window.iter_mut() {
-            if rec.seen() && !rec.orphaned() && destination_of(rec.last_path) == Some(address) {
-                rec.set(ORPHANED, true);
-                if let Some(p) = active {
-                    rec.credit_path = p;
-                }
+        let at = (self.counters.data_chunks, active);
+        self.last_deletion = self.counters.data_chunks;
+        match self.deleted.iter_mut().find(|d| d.address == address) {
+            Some(d) => d.at.push(at),
+            None => self.deleted.push(Deleted {
+                address,
+                at: vec![at],
+            }),
+        }
+        // The TSNs set aside by their path now have no destination.
+        let mut orphans = BTreeSet::new();
+        for g in &mut self.sidelined {
+            if g.key.and_then(destination_of) == Some(address) {
+                orphans.append(&mut g.positions);
+            }
+        }
+        if !orphans.is_empty() {
+            match self.sidelined.iter_mut().find(|g| g.key.is_none()) {
+                Some(g) => g.positions.append(&mut orphans),
+                None => self.sidelined.push(Sidelined {
+                    key: None,
+                    positions: orphans,
+                }),
             }
         }
         // Its transport is freed: an address added again starts afresh.
         self.cacc.destinations.retain(|d| d.address != address);
     }
 
-    /// A T3 timer expired: Linux leaves fast recovery
-    /// (sctp_transport_lower_cwnd, SCTP_LOWER_CWND_T3_RTX).
-    pub(crate) fn on_t3_expiry(&mut self) {
+    /// A T3 timer of the destination `destination` expired: Linux leaves
+    /// fast recovery (sctp_transport_lower_cwnd, SCTP_LOWER_CWND_T3_RTX)
+    /// and marks the transport's outstanding DATA for retransmission
+    /// (sctp_retransmit_mark, SCTP_RTXR_T3_RTX), setting the miss
+    /// indications of every TSN it marks to 0 (sctpimpguide M5): those on
+    /// its transmitted list that no gap block acknowledged — last sent
+    /// there, or moved there with a deleted destination (the credit
+    /// path). A TSN at the fast-retransmit threshold is on Linux's
+    /// retransmit queue already, not on that list, and a TSN fast
+    /// retransmitted once stays so (its `fast_retransmit` is not reset).
+    pub(crate) fn on_t3_expiry(
+        &mut self,
+        destination: Option<IpAddr>,
+        destination_of: DestinationOf,
+    ) {
         self.fast_recovery_exit = None;
+        let Some(high) = self.miss_high else {
+            return;
+        };
+        // Records below the scan's start are past counting (none has 1 or
+        // 2 indications) or set aside, those above `miss_high` have none.
+        let start = self
+            .miss_scan_from
+            .map_or(0, |t| (t.wrapping_sub(self.base) as i32).max(0) as usize);
+        let end = ((high.wrapping_sub(self.base) as i32)
+            .saturating_add(1)
+            .max(0) as usize)
+            .min(self.window.len());
+        for i in start..end {
+            if self.t3_marks(&self.window[i], destination, destination_of) {
+                self.window[i].miss_reports = 0;
+            }
+        }
+        let mut visits = std::mem::take(&mut self.visits);
+        visits.clear();
+        for g in &self.sidelined {
+            if g.key.is_none() || g.key.and_then(destination_of) == destination {
+                visits.extend(g.positions.iter().copied());
+            }
+        }
+        for &position in &visits {
+            if let Some(i) = self.index_of_position(position) {
+                if self.t3_marks(&self.window[i], destination, destination_of) {
+                    self.window[i].miss_reports = 0;
+                }
+            }
+        }
+        self.visits = visits;
+    }
+
+    /// Whether a T3 expiry of `destination` sets the miss indications of
+    /// `rec` to 0 (see [`Self::on_t3_expiry`]).
+    fn t3_marks(
+        &self,
+        rec: &TsnRecord,
+        destination: Option<IpAddr>,
+        destination_of: DestinationOf,
+    ) -> bool {
+        rec.miss_reports > 0
+            && rec.miss_reports < FAST_RETRANSMIT_MISSES
+            && rec.seen()
+            && !rec.gap_acked()
+            && !rec.fast_retransmitted()
+            && destination_of(self.credit_path(rec, destination_of)) == destination
+    }
+
+    /// Moves the window's first TSN to `to` (forward, or back before any
+    /// DATA), keeping positions.
+    fn move_base(&mut self, to: u32) {
+        self.base_position += i64::from(to.wrapping_sub(self.base) as i32);
+        self.base = to;
+    }
+
+    /// The position of window index `i` (see [`Sidelined`]).
+    fn position(&self, i: usize) -> u64 {
+        (FIRST_POSITION as i64 + self.base_position) as u64 + i as u64
+    }
+
+    /// The window index of `position`, if it is in the window.
+    fn index_of_position(&self, position: u64) -> Option<usize> {
+        let i = position.checked_sub(self.position(0))? as usize;
+        (i < self.window.len()).then_some(i)
+    }
+
+    /// Whether `rec` lost its destination to a deletion since it was last
+    /// sent: then `Some` of the path it is credited to (`None`: its own).
+    fn orphaned(&self, rec: &TsnRecord, destination_of: DestinationOf) -> Option<Option<PathId>> {
+        // (Most TSNs were sent after the last deletion, if any.)
+        if self.deleted.is_empty() || rec.last_sent > self.last_deletion {
+            return None;
+        }
+        let address = destination_of(rec.last_path)?;
+        let deleted = self.deleted.iter().find(|d| d.address == address)?;
+        let i = deleted
+            .at
+            .partition_point(|&(count, _)| count < rec.last_sent);
+        deleted.at.get(i).map(|&(_, active)| active)
+    }
+
+    /// The path whose error counter an acknowledgement of `rec` clears and
+    /// whose destination SFR-CACC credits with the new ack: the path it
+    /// was last sent on, or, after that destination was deleted, the
+    /// sender's active path then (net/sctp/associola.c, sctp_assoc_rm_peer).
+    fn credit_path(&self, rec: &TsnRecord, destination_of: DestinationOf) -> PathId {
+        match self.orphaned(rec, destination_of) {
+            Some(Some(path)) => path,
+            _ => rec.last_path,
+        }
+    }
+
+    /// The [`Sidelined`] set `rec` belongs in.
+    fn sideline_key(&self, rec: &TsnRecord, destination_of: DestinationOf) -> Option<PathId> {
+        match self.orphaned(rec, destination_of) {
+            Some(_) => None,
+            None => Some(rec.last_path),
+        }
+    }
+
+    /// Sets window record `i` aside in the set of `key`.
+    fn sideline(&mut self, i: usize, key: Option<PathId>) {
+        let position = self.position(i);
+        self.window[i].set(SIDELINED, true);
+        match self.sidelined.iter_mut().find(|g| g.key == key) {
+            Some(g) => {
+                g.positions.insert(position);
+            }
+            None => self.sidelined.push(Sidelined {
+                key,
+                positions: BTreeSet::from([position]),
+            }),
+        }
+    }
+
+    /// Takes window record `i` out of whichever set holds it.
+    fn unsideline(&mut self, i: usize) {
+        let position = self.position(i);
+        self.window[i].set(SIDELINED, false);
+        for g in &mut self.sidelined {
+            if g.positions.remove(&position) {
+                break;
+            }
+        }
+    }
+
+    /// Forgets the positions before the window's first TSN.
+    #[cold]
+    fn prune_sidelined(&mut self) {
+        let first = self.position(0);
+        for g in &mut self.sidelined {
+            if g.positions.first().is_some_and(|&p| p < first) {
+                g.positions = g.positions.split_off(&first);
+            }
+        }
     }
 
     /// Transmissions of `tsn` seen so far, while it is in the window.
@@ -372,12 +621,11 @@ impl TsnLedger {
         c.data_chunks += 1;
         c.user_data_bytes += user_bytes as u64;
         let fresh = TsnRecord {
-            first_time: time,
             last_time: time,
             last_frame: frame,
+            last_sent: c.data_chunks,
             last_path: path,
             transmissions: 1,
-            credit_path: path,
             flags: SEEN,
             miss_reports: 0,
         };
@@ -386,9 +634,10 @@ impl TsnLedger {
                 c.highest_tsn = Some(tsn);
                 c.new_chunks += 1;
                 if self.window.is_empty() {
-                    self.base = tsn;
+                    self.move_base(tsn);
                 }
                 self.last_new_path = Some(path);
+                self.first_new_path = Some(path);
                 self.push(tsn, fresh);
                 DataClass::New
             }
@@ -402,8 +651,14 @@ impl TsnLedger {
             Some(_) => {
                 c.retransmitted_chunks += 1;
                 let cum_acked = c.cumulative_tsn_ack.is_some_and(|cum| serial_le(tsn, cum));
+                let data_chunks = c.data_chunks;
                 let class = match self.index(tsn) {
                     Some(i) => {
+                        // Sent again: its miss indications are counted by
+                        // the scan again (from its new path).
+                        if self.window[i].sidelined() {
+                            self.unsideline(i);
+                        }
                         let rec = &mut self.window[i];
                         let class = if rec.seen() {
                             DataClass::Retransmission {
@@ -415,7 +670,7 @@ impl TsnLedger {
                             }
                         } else {
                             self.counters.first_seen_below_highest += 1;
-                            rec.first_time = time;
+                            self.seen_in_window += 1;
                             DataClass::Retransmission {
                                 previous_frame: None,
                                 previous_time: None,
@@ -429,8 +684,7 @@ impl TsnLedger {
                         rec.last_frame = frame;
                         rec.last_time = time;
                         rec.last_path = path;
-                        rec.credit_path = path;
-                        rec.set(ORPHANED, false);
+                        rec.last_sent = data_chunks;
                         if matches!(class, DataClass::Retransmission { fast: true, .. }) {
                             rec.set(FAST_RETRANSMITTED, true);
                         }
@@ -479,9 +733,12 @@ impl TsnLedger {
         let skipped = tsn.wrapping_sub(end) as usize;
         let cap = self.window_cap();
         if skipped >= cap {
-            self.forgotten += self.window.iter().filter(|r| r.seen()).count() as u64;
+            self.forgotten += self.seen_in_window as u64;
             self.window.clear();
-            self.base = tsn;
+            self.sidelined.clear();
+            self.seen_in_window = 0;
+            self.gap_acked_in_window = 0;
+            self.move_base(tsn);
         } else if skipped > 0 {
             // (Guarded: extending by nothing is a call, and every DATA
             // comes here.)
@@ -489,17 +746,59 @@ impl TsnLedger {
                 .extend(std::iter::repeat_n(TsnRecord::UNSEEN, skipped));
         }
         crate::compact::push_back(&mut self.window, record);
+        self.seen_in_window += 1;
         while self.window.len() > cap {
-            if self.window.pop_front().is_some_and(|r| r.seen()) {
-                self.forgotten += 1;
+            if let Some(r) = self.window.pop_front() {
+                if r.seen() {
+                    self.forgotten += 1;
+                    self.seen_in_window -= 1;
+                }
+                if r.gap_acked() {
+                    self.gap_acked_in_window -= 1;
+                }
             }
-            self.base = self.base.wrapping_add(1);
+            self.move_base(self.base.wrapping_add(1));
+        }
+        if !self.sidelined.is_empty() {
+            self.prune_sidelined();
         }
     }
 
     fn index(&self, tsn: u32) -> Option<usize> {
         let offset = tsn.wrapping_sub(self.base) as usize;
         (offset < self.window.len()).then_some(offset)
+    }
+
+    /// Clears the gap acknowledgement of every record in the last SACK's
+    /// ranges that `ranges` (this SACK's, ascending and disjoint) no
+    /// longer covers. Its miss indications count again (Linux leaves its
+    /// count as it was), so the scan for them must not start past it.
+    #[cold]
+    fn renege(&mut self, ranges: &[(u32, u32)]) {
+        let covers = |tsn: u32| {
+            let i = ranges.partition_point(|&(_, last)| serial_gt(tsn, last));
+            ranges
+                .get(i)
+                .is_some_and(|&(first, _)| serial_le(first, tsn))
+        };
+        for &(first, last) in &self.gap_ranges {
+            let from = (first.wrapping_sub(self.base) as i32).max(0) as usize;
+            let to = ((last.wrapping_sub(self.base) as i32)
+                .saturating_add(1)
+                .max(0) as usize)
+                .min(self.window.len());
+            for i in from..to {
+                let tsn = self.base.wrapping_add(i as u32);
+                let rec = &mut self.window[i];
+                if rec.gap_acked() && !covers(tsn) {
+                    rec.set(GAP_ACKED, false);
+                    self.gap_acked_in_window -= 1;
+                    if self.miss_scan_from.is_some_and(|from| serial_gt(from, tsn)) {
+                        self.miss_scan_from = Some(tsn);
+                    }
+                }
+            }
+        }
     }
 
     /// Applies a SACK (or the cumulative ack of a SHUTDOWN). Returns a
@@ -512,6 +811,9 @@ impl TsnLedger {
     /// the cumulative ack advances, below the SACK's highest TSN), none for
     /// a TSN fast retransmitted before, and the SFR-CACC rules while a
     /// changeover of the primary is active (see [`Self::set_primary`]).
+    // Inlined into the tracker's SACK handling, as before it grew: the
+    // common SACK (no gap block) then costs what it did.
+    #[inline]
     pub fn on_sack(
         &mut self,
         cumulative: u32,
@@ -521,6 +823,19 @@ impl TsnLedger {
     ) -> Option<RttSample> {
         self.newly_acked_paths.clear();
         self.newly_acked.clear();
+        // A SACK whose cumulative ack is below the one already seen is
+        // stale (overtaken on another path, common during a handover):
+        // Linux drops it before it changes anything (sctp_sf_eat_sack_6_2:
+        // "less than the Cumulative TSN Ack Point, drop the SACK"; its
+        // SHUTDOWN handling likewise), and so does the ledger.
+        if self
+            .counters
+            .cumulative_tsn_ack
+            .is_some_and(|acked| serial_gt(acked, cumulative))
+        {
+            self.counters.stale_sacks += 1;
+            return None;
+        }
         // SFR-CACC 1): the primary's changeover ends when this SACK's
         // cumulative ack reaches next_tsn_at_change, and every cycling
         // changeover with it; 2 A): the new-ack flags start afresh (Linux
@@ -550,6 +865,8 @@ impl TsnLedger {
             self.counters.cumulative_tsn_ack = Some(cumulative);
             while !self.window.is_empty() && serial_le(self.base, cumulative) {
                 if let Some(rec) = self.window.pop_front() {
+                    self.seen_in_window -= usize::from(rec.seen());
+                    self.gap_acked_in_window -= usize::from(rec.gap_acked());
                     if rec.seen() && !rec.gap_acked() {
                         self.newly_acked.push(AckedTsn {
                             tsn: self.base,
@@ -561,19 +878,28 @@ impl TsnLedger {
                             sample = Some(RttSample {
                                 path: rec.last_path,
                                 tsn: self.base,
-                                rtt: time.since(rec.first_time),
+                                rtt: time.since(rec.last_time),
                             });
                         }
-                        if !self.newly_acked_paths.contains(&rec.credit_path) {
-                            self.newly_acked_paths.push(rec.credit_path);
+                        let credit = if self.deleted.is_empty() {
+                            rec.last_path
+                        } else {
+                            self.credit_path(&rec, destination_of)
+                        };
+                        if !self.newly_acked_paths.contains(&credit) {
+                            self.newly_acked_paths.push(credit);
                         }
                         highest_new = self.base;
                     }
                 }
                 self.base = self.base.wrapping_add(1);
+                self.base_position += 1;
             }
             if self.window.is_empty() && serial_gt(cumulative.wrapping_add(1), self.base) {
-                self.base = cumulative.wrapping_add(1);
+                self.move_base(cumulative.wrapping_add(1));
+            }
+            if !self.sidelined.is_empty() {
+                self.prune_sidelined();
             }
         }
         // The paths credited with TSNs this SACK acknowledged cumulatively.
@@ -583,6 +909,14 @@ impl TsnLedger {
         // The SACK's highest TSN: its cumulative ack plus the end of its
         // last gap block (Linux: highest_tsn).
         let mut highest_in_sack = cumulative;
+        // This SACK's blocks as TSN ranges inside the window, and the
+        // gap-acknowledged records they hold (each counted once while the
+        // blocks come in ascending order without overlap, as receivers
+        // send them).
+        let mut ranges = std::mem::take(&mut self.sack_ranges);
+        ranges.clear();
+        let mut covered = 0usize;
+        let mut ascending = true;
         for (start, end) in gap_blocks {
             self.counters.gap_blocks += 1;
             blocks += 1;
@@ -600,19 +934,42 @@ impl TsnLedger {
                 .saturating_add(1)
                 .max(0) as usize)
                 .min(self.window.len());
+            if from >= to {
+                continue;
+            }
+            let (range_first, range_last) = (
+                self.base.wrapping_add(from as u32),
+                self.base.wrapping_add(to as u32 - 1),
+            );
+            if ranges
+                .last()
+                .is_some_and(|&(_, last)| !serial_gt(range_first, last))
+            {
+                ascending = false;
+            }
+            ranges.push((range_first, range_last));
             for i in from..to {
                 let tsn = self.base.wrapping_add(i as u32);
-                let rec = &mut self.window[i];
-                if rec.seen() && !rec.gap_acked() {
-                    rec.set(GAP_ACKED, true);
+                let rec = &self.window[i];
+                if rec.gap_acked() {
+                    covered += 1;
+                } else if rec.seen() {
+                    covered += 1;
                     self.newly_acked.push(AckedTsn {
                         tsn,
                         last_frame: rec.last_frame,
                         last_time: rec.last_time,
                         path: rec.last_path,
                     });
-                    if !self.newly_acked_paths.contains(&rec.credit_path) {
-                        self.newly_acked_paths.push(rec.credit_path);
+                    let credit = if self.deleted.is_empty() {
+                        rec.last_path
+                    } else {
+                        self.credit_path(rec, destination_of)
+                    };
+                    self.gap_acked_in_window += 1;
+                    self.window[i].set(GAP_ACKED, true);
+                    if !self.newly_acked_paths.contains(&credit) {
+                        self.newly_acked_paths.push(credit);
                     }
                     if serial_gt(tsn, highest_new) {
                         highest_new = tsn;
@@ -620,6 +977,19 @@ impl TsnLedger {
                 }
             }
         }
+        // RFC 9260 §6.2.1: a TSN a gap block acknowledged before and this
+        // SACK does not (the receiver reneged) is outstanding again, as
+        // Linux's sctp_check_transmitted clears its tsn_gap_acked — also
+        // above this SACK's last block, and for a SHUTDOWN (no blocks).
+        // Only the ranges of the last SACK can hold such a record.
+        if !ascending || self.gap_acked_in_window > covered {
+            if !ascending {
+                merge_ranges(&mut ranges, self.base);
+            }
+            self.renege(&ranges);
+        }
+        std::mem::swap(&mut self.gap_ranges, &mut ranges);
+        self.sack_ranges = ranges;
         // Linux leaves fast recovery when a SACK that acknowledges DATA
         // reaches the TSN it began at (sctp_transport_raise_cwnd).
         if self
@@ -658,38 +1028,65 @@ impl TsnLedger {
         } else {
             highest_new
         };
+        // The TSNs set aside first (those set aside below are skipped
+        // anyway by this SACK).
+        let (mut threshold_reached, mut counted_up_to) =
+            self.count_sidelined(limit, changeover, count_of_newacks, destination_of);
         let start = self
             .miss_scan_from
             .map_or(0, |t| (t.wrapping_sub(self.base) as i32).max(0) as usize);
         let mut prefix_done = true;
-        let mut threshold_reached = false;
-        let cacc = &self.cacc;
         for i in start..self.window.len() {
             let tsn = self.base.wrapping_add(i as u32);
             if !serial_gt(limit, tsn) {
                 break;
             }
-            let rec = &mut self.window[i];
+            let rec = &self.window[i];
             let countable = rec.seen()
                 && !rec.gap_acked()
                 && !rec.fast_retransmitted()
+                && !rec.sidelined()
                 && rec.miss_reports < FAST_RETRANSMIT_MISSES;
-            if countable
-                && !changeover.is_some_and(|p| {
-                    cacc_skips(cacc, &p, rec, tsn, count_of_newacks, destination_of)
-                })
-            {
-                rec.miss_reports += 1;
-                threshold_reached |= rec.miss_reports >= FAST_RETRANSMIT_MISSES;
+            if countable {
+                let orphaned = changeover.is_some() && self.orphaned(rec, destination_of).is_some();
+                let last_path = rec.last_path;
+                if changeover.is_some_and(|p| {
+                    cacc_skips(
+                        &self.cacc,
+                        &p,
+                        rec,
+                        orphaned,
+                        tsn,
+                        count_of_newacks,
+                        destination_of,
+                    )
+                }) {
+                    // SFR-CACC keeps it from an indication while the
+                    // changeover lasts, maybe for many SACKs: set aside,
+                    // it no longer holds the scan's start back.
+                    self.sideline(i, if orphaned { None } else { Some(last_path) });
+                } else {
+                    let rec = &mut self.window[i];
+                    rec.miss_reports += 1;
+                    threshold_reached |= rec.miss_reports >= FAST_RETRANSMIT_MISSES;
+                    counted_up_to = Some(tsn);
+                }
             }
+            let rec = &self.window[i];
             let done = !rec.seen()
                 || rec.gap_acked()
                 || rec.fast_retransmitted()
+                || rec.sidelined()
                 || rec.miss_reports >= FAST_RETRANSMIT_MISSES;
             if prefix_done && done {
                 self.miss_scan_from = Some(tsn.wrapping_add(1));
             } else {
                 prefix_done = false;
+            }
+        }
+        if let Some(tsn) = counted_up_to {
+            if self.miss_high.is_none_or(|high| serial_gt(tsn, high)) {
+                self.miss_high = Some(tsn);
             }
         }
         // The fast retransmission this SACK starts begins fast recovery,
@@ -699,6 +1096,85 @@ impl TsnLedger {
             self.fast_recovery_exit = self.counters.highest_tsn;
         }
         sample
+    }
+
+    /// Miss indications for the TSNs set aside ([`Sidelined`]) below
+    /// `limit`: per set, SFR-CACC skips the whole set (rule 3.1 d or f
+    /// for its destination) or, cycling, its TSNs below the next TSN at
+    /// the change (3.2); every TSN visited gets one or leaves the set (it
+    /// was acknowledged or sent again, or reached the fast-retransmit
+    /// threshold), so a SACK costs what it changes. Returns whether one
+    /// reached the threshold, and the highest TSN counted.
+    #[inline(never)]
+    fn count_sidelined(
+        &mut self,
+        limit: u32,
+        changeover: Option<CaccDestination>,
+        count_of_newacks: usize,
+        destination_of: DestinationOf,
+    ) -> (bool, Option<u32>) {
+        let (mut reached, mut counted) = (false, None);
+        if self.sidelined.iter().all(|g| g.positions.is_empty()) {
+            return (reached, counted);
+        }
+        let offset = |tsn: u32| (tsn.wrapping_sub(self.base) as i32).max(0) as usize;
+        let end = self.position(offset(limit));
+        let mut visits = std::mem::take(&mut self.visits);
+        for g in 0..self.sidelined.len() {
+            let key = self.sidelined[g].key;
+            let mut from = self.position(0);
+            if let Some(p) = changeover {
+                if p.cycling_changeover {
+                    from = self.position(offset(p.next_tsn_at_change));
+                } else {
+                    let destination = key.and_then(destination_of);
+                    let skipped = if count_of_newacks >= 2 {
+                        destination != Some(p.address)
+                    } else {
+                        destination.is_some_and(|d| !self.cacc.get(d).is_some_and(|s| s.saw_newack))
+                    };
+                    if skipped {
+                        continue;
+                    }
+                }
+            }
+            if from >= end {
+                continue;
+            }
+            visits.clear();
+            visits.extend(self.sidelined[g].positions.range(from..end).copied());
+            for &position in &visits {
+                let counts = self.index_of_position(position).filter(|&i| {
+                    let rec = &self.window[i];
+                    rec.seen()
+                        && !rec.gap_acked()
+                        && !rec.fast_retransmitted()
+                        && rec.sidelined()
+                        && rec.miss_reports < FAST_RETRANSMIT_MISSES
+                        && self.sideline_key(rec, destination_of) == key
+                });
+                let Some(i) = counts else {
+                    self.sidelined[g].positions.remove(&position);
+                    if let Some(i) = self.index_of_position(position) {
+                        self.window[i].set(SIDELINED, false);
+                    }
+                    continue;
+                };
+                let tsn = self.base.wrapping_add(i as u32);
+                let rec = &mut self.window[i];
+                rec.miss_reports += 1;
+                if counted.is_none_or(|high| serial_gt(tsn, high)) {
+                    counted = Some(tsn);
+                }
+                if rec.miss_reports >= FAST_RETRANSMIT_MISSES {
+                    reached = true;
+                    rec.set(SIDELINED, false);
+                    self.sidelined[g].positions.remove(&position);
+                }
+            }
+        }
+        self.visits = visits;
+        (reached, counted)
     }
 
     /// Swaps this ledger's result buffers (newly acknowledged TSNs and
@@ -732,6 +1208,26 @@ impl TsnLedger {
     }
 }
 
+/// Sorts TSN ranges inside the window (`base` its first TSN) and merges
+/// those that overlap or touch: a hostile SACK's blocks may come in any
+/// order.
+fn merge_ranges(ranges: &mut Vec<(u32, u32)>, base: u32) {
+    ranges.sort_unstable_by_key(|&(first, _)| first.wrapping_sub(base));
+    let mut merged: usize = 0;
+    for i in 0..ranges.len() {
+        let (first, last) = ranges[i];
+        if merged > 0 && serial_le(first, ranges[merged - 1].1.wrapping_add(1)) {
+            if serial_gt(last, ranges[merged - 1].1) {
+                ranges[merged - 1].1 = last;
+            }
+        } else {
+            ranges[merged] = (first, last);
+            merged += 1;
+        }
+    }
+    ranges.truncate(merged);
+}
+
 /// Whether SFR-CACC keeps `rec` (TSN `tsn`) from a miss indication, the
 /// primary's changeover `primary` being active: Linux's sctp_cacc_skip
 /// (net/sctp/outqueue.c). Rule 3.1, unless the changeover is cycling:
@@ -744,6 +1240,7 @@ fn cacc_skips(
     cacc: &Cacc,
     primary: &CaccDestination,
     rec: &TsnRecord,
+    orphaned: bool,
     tsn: u32,
     count_of_newacks: usize,
     destination_of: DestinationOf,
@@ -751,7 +1248,7 @@ fn cacc_skips(
     if primary.cycling_changeover {
         return serial_gt(primary.next_tsn_at_change, tsn);
     }
-    let destination = if rec.orphaned() {
+    let destination = if orphaned {
         None
     } else {
         destination_of(rec.last_path)
@@ -781,7 +1278,9 @@ mod tests {
     }
 
     /// The window holds up to 2^20 records per direction: SFR-CACC's
-    /// flags share one byte, so a record is no larger than before.
+    /// flags share one byte, and a TSN's first transmission is not kept
+    /// apart from its last (read only for a TSN sent once), which makes
+    /// room for its transmission count (`last_sent`).
     #[test]
     fn a_record_is_32_bytes() {
         assert_eq!(std::mem::size_of::<TsnRecord>(), 32);
@@ -932,6 +1431,14 @@ mod tests {
             l.on_sack(128, [(3u16, end)].into_iter(), t(20), &dest);
         }
         assert_eq!(l.index(129).map(|i| l.window[i].miss_reports), Some(0));
+        // Set aside, 129 and 130 do not hold the miss scan back: the next
+        // SACK starts where the last one stopped (its highest newly
+        // acknowledged TSN, 134), not at 129.
+        assert_eq!(l.miss_scan_from, Some(134));
+        assert_eq!(
+            l.sidelined.iter().map(|g| g.positions.len()).sum::<usize>(),
+            2
+        );
         l.destination_deleted(addr(old), Some(addr(new)), Some(new), &dest);
         for end in 7..=9u16 {
             l.on_sack(128, [(3u16, end)].into_iter(), t(30), &dest);
@@ -1010,6 +1517,157 @@ mod tests {
         assert!(matches!(
             l.on_data(2, 20, t(21), new, 1),
             DataClass::Retransmission { fast: true, .. }
+        ));
+    }
+
+    /// A SACK overtaken by a later one (cum 1 after cum 2) is dropped, as
+    /// Linux drops it: applied, its gap block (2-2, TSN 3 from its own
+    /// cum) would have been placed from the stored cum and acknowledged
+    /// TSN 4, whose T3 copy would then count as sent after its ack.
+    #[test]
+    fn a_stale_sack_is_discarded() {
+        let mut l = TsnLedger::default();
+        for tsn in 1..=6 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), 0, 1);
+        }
+        l.on_sack(2, std::iter::empty(), t(10), &dest);
+        assert_eq!(l.on_sack(1, [(2u16, 2u16)].into_iter(), t(11), &dest), None);
+        assert!(l.newly_acked().is_empty());
+        assert_eq!(l.counters.stale_sacks, 1);
+        assert_eq!(l.counters.cumulative_tsn_ack, Some(2));
+        assert!(matches!(
+            l.on_data(4, 7, t(400), 0, 1),
+            DataClass::Retransmission {
+                already_acked: false,
+                ..
+            }
+        ));
+        assert_eq!(l.counters.retransmitted_after_ack, 0);
+        // One with the same cum is not stale: TSN 3 gap-acknowledged.
+        l.on_sack(2, [(2u16, 2u16)].into_iter(), t(12), &dest);
+        assert_eq!(
+            l.newly_acked().iter().map(|a| a.tsn).collect::<Vec<_>>(),
+            [4]
+        );
+        assert_eq!(l.counters.stale_sacks, 1);
+    }
+
+    /// RFC 9260 §6.2.1: a TSN a gap block acknowledged that a later SACK
+    /// no longer reports was reneged: outstanding again (Linux clears
+    /// tsn_gap_acked), so its copy is no retransmission after ack, it is
+    /// acknowledged anew, and it gets miss indications again.
+    #[test]
+    fn reneged_tsns_are_outstanding_again() {
+        let mut l = TsnLedger::default();
+        for tsn in 1..=8 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), 0, 1);
+        }
+        // TSNs 3 and 5..6 gap-acknowledged; then only 5..6 (3 reneged).
+        l.on_sack(1, [(2u16, 2u16), (4u16, 5u16)].into_iter(), t(10), &dest);
+        l.on_sack(1, [(4u16, 5u16)].into_iter(), t(11), &dest);
+        assert!(l.newly_acked().is_empty());
+        assert!(matches!(
+            l.on_data(3, 9, t(12), 0, 1),
+            DataClass::Retransmission {
+                already_acked: false,
+                ..
+            }
+        ));
+        // A SHUTDOWN's cumulative ack has no blocks: 5 and 6 reneged too,
+        // and the next SACK acknowledges them anew.
+        l.on_sack(1, std::iter::empty(), t(13), &dest);
+        l.on_sack(1, [(4u16, 7u16)].into_iter(), t(14), &dest);
+        assert_eq!(
+            l.newly_acked().iter().map(|a| a.tsn).collect::<Vec<_>>(),
+            [5, 6, 7, 8]
+        );
+        assert_eq!(l.counters.retransmitted_after_ack, 0);
+        // Blocks out of order and overlapping renege nothing they cover.
+        l.on_sack(1, [(6u16, 7u16), (4u16, 6u16)].into_iter(), t(15), &dest);
+        l.on_sack(1, [(4u16, 7u16)].into_iter(), t(16), &dest);
+        assert!(l.newly_acked().is_empty());
+        assert_eq!(l.gap_acked_in_window, 4);
+        // TSN 2 missing: the first SACK (newly acknowledging up to 6) and
+        // the one acknowledging 5..8 anew gave it an indication each (HTNA:
+        // the others newly acknowledged nothing); TSN 3's copy got one.
+        let misses = |l: &TsnLedger, tsn: u32| l.index(tsn).map(|i| l.window[i].miss_reports);
+        assert_eq!((misses(&l, 2), misses(&l, 3)), (Some(2), Some(1)));
+    }
+
+    /// Linux keeps the handshake's primary through a failover: a
+    /// SET-PRIMARY to the alternate path the sender failed over to is a
+    /// change of primary and starts a changeover (rule 3.1 f then skips
+    /// TSN 2, left on the old destination), so its T3 copy is not fast.
+    #[test]
+    fn the_primary_is_the_handshakes_through_a_failover() {
+        let (old, new) = (0, 1);
+        let mut l = TsnLedger::default();
+        l.seed_primary(Some(addr(old)));
+        for tsn in 1..=3 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), old, 1);
+        }
+        // Failover: TSN 1's T3 copy and new DATA to the alternate.
+        l.on_data(1, 4, t(400), new, 1);
+        for tsn in 4..=6 {
+            l.on_data(tsn, u64::from(tsn) + 1, t(400 + i64::from(tsn)), new, 1);
+        }
+        l.set_primary(addr(new), &dest);
+        assert!(l.cacc.active_changeover().is_some());
+        l.on_sack(1, [(2u16, 2u16)].into_iter(), t(500), &dest);
+        for end in 3..=5u16 {
+            l.on_sack(1, [(2u16, end)].into_iter(), t(510), &dest);
+        }
+        assert_eq!(l.index(2).map(|i| l.window[i].miss_reports), Some(0));
+        assert!(matches!(
+            l.on_data(2, 20, t(800), new, 1),
+            DataClass::Retransmission { fast: false, .. }
+        ));
+    }
+
+    /// Without a handshake the first new DATA's destination stands for
+    /// the primary; only the first seed counts.
+    #[test]
+    fn the_primary_without_a_handshake() {
+        let mut l = TsnLedger::default();
+        l.seed_primary(None).seed_primary(Some(addr(2)));
+        l.on_data(1, 1, t(0), 0, 1);
+        l.on_data(2, 2, t(1), 1, 1);
+        assert_eq!(l.current_primary(&dest), Some(addr(0)));
+        l.set_primary(addr(1), &dest);
+        assert_eq!(l.current_primary(&dest), Some(addr(1)));
+    }
+
+    /// A T3 expiry sets the miss indications of the TSNs it marks to 0
+    /// (Linux's sctp_retransmit_mark, sctpimpguide M5): TSN 2, reported
+    /// missing twice before the expiry of its destination, needs three
+    /// more; TSN 7, sent to another destination, keeps its own.
+    #[test]
+    fn a_t3_expiry_resets_miss_indications_of_its_destination() {
+        let mut l = TsnLedger::default();
+        for tsn in 1..=6 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), 0, 1);
+        }
+        for tsn in 7..=9 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), 1, 1);
+        }
+        // TSN 9 newly acknowledged: 2..8 missing once; TSN 3: 2 twice.
+        l.on_sack(1, [(8u16, 8u16)].into_iter(), t(10), &dest);
+        l.on_sack(1, [(2u16, 2u16), (8u16, 8u16)].into_iter(), t(11), &dest);
+        let misses = |l: &TsnLedger, tsn: u32| l.index(tsn).map(|i| l.window[i].miss_reports);
+        assert_eq!(
+            (misses(&l, 2), misses(&l, 5), misses(&l, 7)),
+            (Some(2), Some(1), Some(1))
+        );
+        l.on_t3_expiry(Some(addr(0)), &dest);
+        assert_eq!(
+            (misses(&l, 2), misses(&l, 5), misses(&l, 7)),
+            (Some(0), Some(0), Some(1))
+        );
+        // TSN 4 newly acknowledged: one more for TSN 2, not three.
+        l.on_sack(1, [(2u16, 3u16), (8u16, 8u16)].into_iter(), t(12), &dest);
+        assert!(matches!(
+            l.on_data(2, 20, t(14), 0, 1),
+            DataClass::Retransmission { fast: false, .. }
         ));
     }
 
