@@ -14,7 +14,9 @@
 //! directories; the tables crate computes it for runs whose meta.json
 //! predates the check.
 
-use serde::Deserialize;
+#![warn(missing_docs)]
+
+use sctp_handover_harness_formats::{parse_log, Event as Line, Meta, Scenario};
 use std::path::{Path, PathBuf};
 
 /// How long after an action's syscall its effect may come. ASCONFs were
@@ -27,19 +29,42 @@ pub const EFFECT_WINDOW_NS: i64 = 2_000_000_000;
 /// The window in words, for the reasons.
 const WINDOW_TEXT: &str = "2 s";
 
+/// Why a run directory could not be checked at all (as opposed to a
+/// [`Verdict`] on a run whose files could be read).
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {
+    /// A file or directory of the run could not be read or listed.
     #[error("cannot read {}: {source}", path.display())]
     Read {
+        /// The file or directory.
         path: PathBuf,
+        /// What the operating system said.
         source: std::io::Error,
     },
+    /// A line of events.jsonl is not an event the check understands.
     #[error("events.jsonl line {line}: {message}")]
-    Line { line: usize, message: String },
+    Line {
+        /// Its number, from 1.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The run's scenario.toml does not parse as a scenario.
     #[error("{}: {message}", path.display())]
-    Scenario { path: PathBuf, message: String },
+    Scenario {
+        /// The scenario file.
+        path: PathBuf,
+        /// The parser's complaint.
+        message: String,
+    },
+    /// The run's meta.json is not a meta.json.
     #[error("{}: {message}", path.display())]
-    Meta { path: PathBuf, message: String },
+    Meta {
+        /// The meta.json file.
+        path: PathBuf,
+        /// The parser's complaint.
+        message: String,
+    },
 }
 
 /// The outcome of the check.
@@ -73,30 +98,23 @@ impl Verdict {
     }
 
     /// The verdict meta.json records: `valid` (null when it could not be
-    /// checked) and `invalid_reasons`.
-    pub fn from_meta(meta: &serde_json::Value) -> Option<Verdict> {
-        let valid = meta.get("valid")?;
-        let reasons: Vec<String> = meta
-            .get("invalid_reasons")
-            .and_then(|r| r.as_array())
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
-        match valid.as_bool() {
-            Some(true) => Some(Verdict::Valid),
-            Some(false) => Some(Verdict::Invalid(reasons)),
-            None if valid.is_null() => Some(Verdict::Unchecked(reasons)),
-            None => None,
-        }
+    /// checked) and `invalid_reasons`; None for a run recorded before the
+    /// harness checked.
+    pub fn from_meta(meta: &Meta) -> Option<Verdict> {
+        let reasons = meta.invalid_reasons.clone();
+        Some(match meta.valid? {
+            Some(true) => Verdict::Valid,
+            Some(false) => Verdict::Invalid(reasons),
+            None => Verdict::Unchecked(reasons),
+        })
     }
 }
 
 /// One action of the scenario's timeline.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScriptedAction {
+    /// When the MN's driver performs it: ms after the association came up
+    /// (`assoc_up`, docs/harness.md).
     pub at_ms: u64,
     /// The scenario's action name (`bindx_add`, `link_down`, …).
     pub action: String,
@@ -115,52 +133,31 @@ pub struct Script {
 }
 
 impl Script {
-    /// From a scenario.toml (harness/src/scenario.rs).
+    /// From a scenario.toml, as recorded (not validated again).
     pub fn from_toml(text: &str) -> Result<Script, String> {
-        let table: toml::Table = text.parse().map_err(|e| format!("{e}"))?;
-        let auto_asconf = table
-            .get("sctp")
-            .and_then(|s| s.get("auto_asconf"))
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false);
-        let mut actions = Vec::new();
-        let timeline = table.get("timeline").and_then(|t| t.as_array());
-        for (i, entry) in timeline.into_iter().flatten().enumerate() {
-            let at_ms = entry
-                .get("at_ms")
-                .and_then(|v| v.as_integer())
-                .and_then(|v| u64::try_from(v).ok())
-                .ok_or_else(|| format!("timeline entry {}: no at_ms", i + 1))?;
-            let action = entry
-                .get("action")
-                .and_then(|v| v.as_str())
-                .ok_or_else(|| format!("timeline entry {}: no action", i + 1))?
-                .to_owned();
-            let field = |name: &str| entry.get(name).and_then(|v| v.as_str()).map(str::to_owned);
-            let target = if is_link_action(&action) {
-                field("interface")
-            } else {
-                field("address")
-            };
-            actions.push(ScriptedAction {
-                at_ms,
-                action,
-                target,
-            });
-        }
-        actions.sort_by_key(|a| a.at_ms);
-        Ok(Script {
-            actions,
-            auto_asconf,
-        })
+        Ok(Script::of(
+            &Scenario::from_toml(text).map_err(|e| e.to_string())?,
+        ))
     }
-}
 
-fn is_link_action(action: &str) -> bool {
-    matches!(
-        action,
-        "link_down" | "link_up" | "path_cut" | "path_restore"
-    )
+    /// What the check needs of a scenario.
+    pub fn of(scenario: &Scenario) -> Script {
+        let mut actions: Vec<ScriptedAction> = scenario
+            .timeline
+            .iter()
+            .map(|a| ScriptedAction {
+                at_ms: a.at_ms,
+                action: a.kind.name().to_owned(),
+                // The link and path actions by their interface.
+                target: a.kind.address().or(a.kind.interface()).map(str::to_owned),
+            })
+            .collect();
+        actions.sort_by_key(|a| a.at_ms);
+        Script {
+            actions,
+            auto_asconf: scenario.sctp.auto_asconf,
+        }
+    }
 }
 
 /// The kind an action is logged as: `remove_address` is logged as
@@ -180,72 +177,11 @@ fn action_name(kind: &str) -> &str {
     }
 }
 
-/// One line of events.jsonl, as far as the check reads it.
-#[derive(Debug, Deserialize)]
-struct RawLine {
-    time: String,
-    #[serde(default)]
-    time_after: Option<String>,
-    kind: String,
-    /// `mn` / `cn` on the kernel's lines, absent on the harness's own.
-    #[serde(default)]
-    node: Option<String>,
-    #[serde(default)]
-    address: Option<String>,
-    #[serde(default)]
-    interface: Option<String>,
-    #[serde(default)]
-    ok: Option<bool>,
-    #[serde(default)]
-    error: Option<String>,
-    /// kernel_addr_change: `added`, `removed`, `made_primary`, …
-    #[serde(default)]
-    state: Option<String>,
-    /// kernel_status: the primary path's address.
-    #[serde(default)]
-    primary: Option<String>,
-}
-
-#[derive(Debug)]
-struct Line {
-    time_ns: i64,
-    raw: RawLine,
-}
-
-/// `1795343547.228277768` → ns since the epoch, exactly (no float).
-fn parse_epoch(s: &str) -> Option<i64> {
-    let (secs, frac) = s.split_once('.').unwrap_or((s, ""));
-    if frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let secs: i64 = secs.parse().ok()?;
-    let frac_ns: i64 = if frac.is_empty() {
-        0
-    } else {
-        frac.parse::<i64>().ok()? * 10_i64.pow(9 - frac.len() as u32)
-    };
-    secs.checked_mul(1_000_000_000)?.checked_add(frac_ns)
-}
-
 fn parse_lines(text: &str) -> Result<Vec<Line>, CheckError> {
-    let mut lines = Vec::new();
-    for (i, text) in text.lines().enumerate() {
-        if text.trim().is_empty() {
-            continue;
-        }
-        let raw: RawLine = serde_json::from_str(text).map_err(|e| CheckError::Line {
-            line: i + 1,
-            message: e.to_string(),
-        })?;
-        let time_ns = parse_epoch(&raw.time).ok_or_else(|| CheckError::Line {
-            line: i + 1,
-            message: format!("bad time {:?}", raw.time),
-        })?;
-        lines.push(Line { time_ns, raw });
-    }
-    // The MN and CN processes append to the same file: not in time order.
-    lines.sort_by_key(|l| l.time_ns);
-    Ok(lines)
+    parse_log(text).map_err(|e| CheckError::Line {
+        line: e.line,
+        message: e.message,
+    })
 }
 
 /// The log, sorted, with what the checks ask of it.
@@ -263,17 +199,11 @@ impl Log {
     fn new(lines: Vec<Line>) -> Log {
         let origin_ns = lines
             .iter()
-            .find(|l| l.raw.kind == "assoc_up")
-            .map(|l| {
-                l.raw
-                    .time_after
-                    .as_deref()
-                    .and_then(parse_epoch)
-                    .unwrap_or(l.time_ns)
-            })
+            .find(|l| l.kind == "assoc_up")
+            .map(|l| l.time_after_ns().unwrap_or(l.time_ns))
             .or_else(|| lines.first().map(|l| l.time_ns))
             .unwrap_or(0);
-        let kernel_view = lines.iter().any(|l| l.raw.kind.starts_with("kernel_"));
+        let kernel_view = lines.iter().any(|l| l.kind.starts_with("kernel_"));
         Log {
             lines,
             origin_ns,
@@ -290,9 +220,10 @@ impl Log {
     /// but `assoc_up`. Any kind: an action added to the harness later is
     /// still matched to its scenario line, and checked for `ok`.
     fn actions(&self) -> impl Iterator<Item = (usize, &Line)> {
-        self.lines.iter().enumerate().filter(|(_, l)| {
-            l.raw.node.is_none() && l.raw.time_after.is_some() && l.raw.kind != "assoc_up"
-        })
+        self.lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.node.is_none() && l.time_after.is_some() && l.kind != "assoc_up")
     }
 
     /// The first line at or after `from` that `is` accepts.
@@ -308,10 +239,10 @@ impl Log {
         state: &'a str,
     ) -> Option<&'a Line> {
         self.first_from(from, |l| {
-            l.raw.kind == "kernel_addr_change"
-                && l.raw.node.as_deref() == Some(node)
-                && l.raw.address.as_deref() == Some(address)
-                && l.raw.state.as_deref() == Some(state)
+            l.kind == "kernel_addr_change"
+                && l.node.as_deref() == Some(node)
+                && l.address.as_deref() == Some(address)
+                && l.state.as_deref() == Some(state)
         })
     }
 
@@ -321,23 +252,22 @@ impl Log {
         self.lines
             .iter()
             .take_while(|l| l.time_ns <= at)
-            .filter(|l| l.raw.kind == "kernel_status" && l.raw.node.as_deref() == Some(node))
+            .filter(|l| l.kind == "kernel_status" && l.node.as_deref() == Some(node))
             .last()
-            .and_then(|l| l.raw.primary.as_deref())
+            .and_then(|l| l.primary.as_deref())
     }
 }
 
 /// An action line of the log, described for the reasons.
 fn describe(log: &Log, l: &Line) -> String {
     let target = l
-        .raw
         .address
         .as_deref()
-        .or(l.raw.interface.as_deref())
+        .or(l.interface.as_deref())
         .map_or(String::new(), |t| format!(" {t}"));
     format!(
         "{}{target} at {}",
-        action_name(&l.raw.kind),
+        action_name(&l.kind),
         log.relative(l.time_ns)
     )
 }
@@ -371,9 +301,9 @@ fn check_effect(log: &Log, at: i64, effect: &Effect<'_>) -> Result<(), String> {
                 .lines
                 .iter()
                 .find(|l| {
-                    l.raw.kind == "kernel_paddr"
-                        && l.raw.node.as_deref() == Some("cn")
-                        && l.raw.address.as_deref() == Some(a)
+                    l.kind == "kernel_paddr"
+                        && l.node.as_deref() == Some("cn")
+                        && l.address.as_deref() == Some(a)
                 })
                 .filter(|l| l.time_ns >= at);
             if in_window(note) || in_window(listed) {
@@ -407,9 +337,9 @@ fn check_effect(log: &Log, at: i64, effect: &Effect<'_>) -> Result<(), String> {
             let sampled = log.primary_at(node, at) == Some(a)
                 || log
                     .first_from(at, |l| {
-                        l.raw.kind == "kernel_status"
-                            && l.raw.node.as_deref() == Some(node)
-                            && l.raw.primary.as_deref() == Some(a)
+                        l.kind == "kernel_status"
+                            && l.node.as_deref() == Some(node)
+                            && l.primary.as_deref() == Some(a)
                     })
                     .is_some_and(|l| l.time_ns <= deadline);
             if in_window(note) || sampled {
@@ -446,10 +376,10 @@ pub fn check(events: &str, script: Option<&Script>) -> Result<Verdict, CheckErro
                 let kind = logged_kind(&a.action);
                 let found = logged.iter().enumerate().position(|(j, (_, l))| {
                     !used[j]
-                        && l.raw.kind == kind
+                        && l.kind == kind
                         && (a.target.is_none()
-                            || a.target.as_deref() == l.raw.address.as_deref()
-                            || a.target.as_deref() == l.raw.interface.as_deref())
+                            || a.target.as_deref() == l.address.as_deref()
+                            || a.target.as_deref() == l.interface.as_deref())
                 });
                 match found {
                     Some(j) => {
@@ -473,16 +403,16 @@ pub fn check(events: &str, script: Option<&Script>) -> Result<Verdict, CheckErro
 
     for l in to_check {
         let what = describe(&log, l);
-        if l.raw.ok == Some(false) {
+        if l.ok == Some(false) {
             invalid.push(format!(
                 "{what}: the call failed: {}",
-                l.raw.error.as_deref().unwrap_or("no error given")
+                l.error.as_deref().unwrap_or("no error given")
             ));
             continue;
         }
-        let address = l.raw.address.as_deref();
+        let address = l.address.as_deref();
         let mut effects = Vec::new();
-        match (l.raw.kind.as_str(), address) {
+        match (l.kind.as_str(), address) {
             ("bindx_add", Some(a)) => effects.push(Effect::PeerAdded(a)),
             ("bindx_remove", Some(a)) => effects.push(Effect::PeerRemoved(a)),
             ("set_peer_primary", Some(a)) => effects.push(Effect::PeerPrimary(a)),
@@ -491,7 +421,7 @@ pub fn check(events: &str, script: Option<&Script>) -> Result<Verdict, CheckErro
                 // The driver logs `addr_up` once the address can be bound
                 // (after DAD); without it the address never became usable.
                 let up = log.first_from(l.time_ns, |m| {
-                    m.raw.kind == "addr_up" && m.raw.address.as_deref() == Some(a)
+                    m.kind == "addr_up" && m.address.as_deref() == Some(a)
                 });
                 if up.is_none() {
                     invalid.push(format!(
@@ -601,11 +531,10 @@ pub fn run_verdict(dir: &Path) -> Result<Verdict, CheckError> {
     let meta_path = dir.join("meta.json");
     if meta_path.is_file() {
         let text = read(&meta_path)?;
-        let meta: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| CheckError::Meta {
-                path: meta_path,
-                message: e.to_string(),
-            })?;
+        let meta = Meta::parse(&text).map_err(|e| CheckError::Meta {
+            path: meta_path,
+            message: e.to_string(),
+        })?;
         if let Some(v) = Verdict::from_meta(&meta) {
             return Ok(v);
         }

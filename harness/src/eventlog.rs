@@ -1,7 +1,9 @@
 //! The ground-truth event log (events.jsonl): one JSON object per line,
 //! times from CLOCK_REALTIME as epoch seconds with nine decimals — the same
-//! clock and format as the capture timestamps. Format: docs/harness.md.
+//! clock and format as the capture timestamps. The format (the line types,
+//! the epoch times) is the run files' crate's; docs/harness.md.
 
+pub use sctp_handover_harness_formats::{epoch_string, Record};
 use serde::Serialize;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -14,29 +16,6 @@ pub fn now_ns() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i64)
-}
-
-pub fn epoch_string(ns: i64) -> String {
-    format!(
-        "{}.{:09}",
-        ns.div_euclid(1_000_000_000),
-        ns.rem_euclid(1_000_000_000)
-    )
-}
-
-#[derive(Debug, Serialize)]
-pub struct Record<'a> {
-    pub time: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub time_after: Option<String>,
-    pub kind: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub interface: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub address: Option<&'a str>,
-    pub ok: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
 }
 
 pub struct EventLog {

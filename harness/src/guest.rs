@@ -8,7 +8,7 @@ use crate::scenario::Scenario;
 use crate::topology::{self, CN, MN};
 use anyhow::{bail, Context};
 use sctp_handover_harness_check::check_run_dir;
-use serde_json::json;
+use sctp_handover_harness_formats::{Meta, TcpdumpDropped};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -269,24 +269,21 @@ pub fn run(run_dir: &Path, modroot: &Path, watch: Option<&Path>) -> anyhow::Resu
             vec![format!("the check could not be made: {e}")],
         ),
     };
-    let meta = json!({
-        "scenario": scenario.name,
-        "ok": ok,
-        "error": error,
-        "valid": valid,
-        "invalid_reasons": invalid_reasons,
-        "kernel": kernel.trim(),
-        "kernel_hz": 100,
-        "tcpdump_dropped": drops.map(|d| json!({"mn": d.mn, "cn": d.cn})),
+    let meta = Meta {
+        scenario: Some(scenario.name.clone()),
+        ok: Some(ok),
+        error,
+        valid: Some(valid),
+        invalid_reasons,
+        kernel: Some(kernel.trim().to_owned()),
+        kernel_hz: Some(100),
+        tcpdump_dropped: drops.map(|d| TcpdumpDropped { mn: d.mn, cn: d.cn }),
         // replay --watch: what the watch's capture dropped (null without).
-        "watch_dropped": drops.and_then(|d| d.watch),
-        "guest_seconds": started.elapsed().as_secs_f64(),
-        "sctp": scenario.sctp,
-    });
-    std::fs::write(
-        run_dir.join("meta.json"),
-        serde_json::to_string_pretty(&meta)? + "\n",
-    )?;
+        watch_dropped: drops.and_then(|d| d.watch),
+        guest_seconds: Some(started.elapsed().as_secs_f64()),
+        sctp: Some(scenario.sctp.clone()),
+    };
+    std::fs::write(run_dir.join("meta.json"), meta.to_json()?)?;
     result.map(|_| ())
 }
 

@@ -221,7 +221,7 @@ fn verify(dirs: &[PathBuf]) -> anyhow::Result<ExitCode> {
         // What the run recorded when it was made, if that differs.
         let recorded = std::fs::read_to_string(dir.join("meta.json"))
             .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|t| sctp_handover_harness_formats::Meta::parse(&t).ok())
             .and_then(|m| Verdict::from_meta(&m));
         if let Some(r) = recorded.filter(|r| r.valid() != verdict.valid()) {
             let said = match r.valid() {

@@ -294,9 +294,9 @@ fn boot(
         Ok((true, String::new()))
     } else {
         let meta = std::fs::read_to_string(dir.join("meta.json")).unwrap_or_default();
-        let error = serde_json::from_str::<serde_json::Value>(&meta)
+        let error = sctp_handover_harness_formats::Meta::parse(&meta)
             .ok()
-            .and_then(|m| m["error"].as_str().map(String::from))
+            .and_then(|m| m.error)
             .unwrap_or_else(|| "guest failed; see guest.log".into());
         Ok((false, error))
     }

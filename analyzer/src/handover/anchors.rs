@@ -4,6 +4,7 @@
 //! (`time,kind,address,interface`, header optional).
 
 use crate::time::Timestamp;
+use sctp_handover_harness_formats::parse_epoch;
 use serde::Serialize;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -52,20 +53,10 @@ pub enum AnchorError {
     },
 }
 
-/// Parses "secs.frac" (up to nine decimals) without going through floats.
+/// Parses "secs.frac" (up to nine decimals) without going through floats:
+/// the harness's epoch times ([`parse_epoch`]), quoted or not (a CSV field).
 pub fn parse_time(s: &str) -> Option<Timestamp> {
-    let s = s.trim().trim_matches('"');
-    let (secs, frac) = s.split_once('.').unwrap_or((s, ""));
-    if frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let secs: i64 = secs.parse().ok()?;
-    let nanos: i64 = if frac.is_empty() {
-        0
-    } else {
-        format!("{frac:0<9}").parse().ok()?
-    };
-    Some(Timestamp::from_parts(secs, nanos))
+    parse_epoch(s.trim().trim_matches('"')).map(Timestamp)
 }
 
 /// Reads anchors; lines of other kinds (actions such as `bindx_add`, the
