@@ -20,6 +20,76 @@ use std::time::{Duration, Instant};
 /// How long an IPv6 address may stay tentative (DAD) before giving up.
 const DAD_LIMIT: Duration = Duration::from_secs(10);
 
+/// The real-time priority (SCHED_FIFO, 1–99) of the message senders in the
+/// guest. The guest has one CPU for both endpoints' threads, their
+/// kernel-log readers and samplers, and both tcpdumps; a sender of the
+/// default class that falls due while one of them runs waits for it. The
+/// handover itself wakes them: in koh-kim-1-lan (delay=0.1 r02 of the
+/// reproduction) the SET-PRIMARY reached the correspondent 0.23 ms after
+/// the MN's call, the correspondent's reader logged the made_primary
+/// notification at +1.33 ms, and the first message to the new address,
+/// due at about +0.9 ms, left at +1.70 ms, 8.65 ms after the one before
+/// it (the MN's interrupt: 9.18 ms for an 8 ms period). A SCHED_FIFO
+/// sender runs when its timer fires, as soon as the guest kernel (not
+/// preemptible: CONFIG_PREEMPT_NONE) returns to user space, and sleeps
+/// without timer slack.
+const SENDER_PRIORITY: libc::c_int = 10;
+
+/// Puts the calling thread in SCHED_FIFO at `priority`.
+fn make_realtime(priority: libc::c_int) -> std::io::Result<()> {
+    let param = libc::sched_param {
+        sched_priority: priority,
+    };
+    // SAFETY: param is a valid sched_param; pid 0 is the calling thread.
+    if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// CLOCK_MONOTONIC now.
+fn monotonic_now() -> libc::timespec {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: now is a valid timespec to write; CLOCK_MONOTONIC always exists.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+    now
+}
+
+/// `start` + `ns` nanoseconds.
+fn timespec_after(start: libc::timespec, ns: u64) -> libc::timespec {
+    const NS_PER_S: u64 = 1_000_000_000;
+    let total_ns = start.tv_nsec as u64 + ns % NS_PER_S;
+    libc::timespec {
+        tv_sec: start.tv_sec + (ns / NS_PER_S + total_ns / NS_PER_S) as libc::time_t,
+        tv_nsec: (total_ns % NS_PER_S) as libc::c_long,
+    }
+}
+
+/// Sleeps until the absolute CLOCK_MONOTONIC time `deadline` (returns at
+/// once when it has passed). Absolute (TIMER_ABSTIME), so that nothing that
+/// runs between reading the clock and going to sleep lengthens the sleep.
+fn sleep_until(deadline: &libc::timespec) {
+    loop {
+        // SAFETY: deadline is a valid timespec; no remainder is asked for
+        // (TIMER_ABSTIME retries with the same deadline).
+        let rc = unsafe {
+            libc::clock_nanosleep(
+                libc::CLOCK_MONOTONIC,
+                libc::TIMER_ABSTIME,
+                deadline,
+                std::ptr::null_mut(),
+            )
+        };
+        if rc != libc::EINTR {
+            return;
+        }
+    }
+}
+
 struct Traffic {
     stop: Arc<AtomicBool>,
     sent: Arc<AtomicU64>,
@@ -44,9 +114,17 @@ fn start_traffic(
     if send {
         let tx = sock.try_clone()?;
         let (stop, sent) = (stop.clone(), sent.clone());
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         threads.push(std::thread::spawn(move || {
+            let ready = make_realtime(SENDER_PRIORITY);
+            let ok = ready.is_ok();
+            let _ = ready_tx.send(ready);
+            if !ok {
+                return;
+            }
             let mut message = vec![0u8; bytes];
-            let start = Instant::now();
+            let start = monotonic_now();
+            let interval_ns = interval_ms.saturating_mul(1_000_000);
             let mut n: u64 = 0;
             while !stop.load(Ordering::Relaxed) {
                 // A sequence number at the start makes messages distinct.
@@ -56,12 +134,15 @@ fn start_traffic(
                     sent.fetch_add(1, Ordering::Relaxed);
                 }
                 n += 1;
-                let next = start + Duration::from_millis(interval_ms * n);
-                if let Some(wait) = next.checked_duration_since(Instant::now()) {
-                    std::thread::sleep(wait);
-                }
+                // Message n is due at start + n periods whenever the one
+                // before it left: a late send does not move the next.
+                sleep_until(&timespec_after(start, interval_ns.saturating_mul(n)));
             }
         }));
+        ready_rx
+            .recv()
+            .context("the sender thread ended before it started")?
+            .with_context(|| format!("{node}: SCHED_FIFO for the sender"))?;
     }
     let rx = sock.try_clone()?;
     rx.set_recv_timeout_ms(100)?;
@@ -340,4 +421,38 @@ pub fn run_mn(s: &Scenario, run_dir: &Path) -> anyhow::Result<()> {
         format!("{{\"messages_sent\": {sent}, \"messages_received\": {received}}}\n"),
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deadlines_carry_nanoseconds_into_seconds() {
+        let start = libc::timespec {
+            tv_sec: 100,
+            tv_nsec: 999_000_000,
+        };
+        // Message 1 of an 8 ms period crosses the second.
+        let d = timespec_after(start, 8_000_000);
+        assert_eq!((d.tv_sec, d.tv_nsec), (101, 7_000_000));
+        // Message 440 (3.52 s): whole seconds and the carry together.
+        let d = timespec_after(start, 440 * 8_000_000);
+        assert_eq!((d.tv_sec, d.tv_nsec), (104, 519_000_000));
+        assert_eq!(timespec_after(start, 0).tv_nsec, 999_000_000);
+    }
+
+    #[test]
+    fn sleeps_until_an_absolute_deadline() {
+        let start = monotonic_now();
+        let begun = Instant::now();
+        std::thread::sleep(Duration::from_millis(5));
+        // Due 20 ms after start, 5 of them already past: a relative sleep
+        // of the deadline's value would last as long as the uptime, an
+        // early return less than 20 ms.
+        sleep_until(&timespec_after(start, 20_000_000));
+        let slept = begun.elapsed();
+        assert!(slept >= Duration::from_millis(20), "{slept:?}");
+        assert!(slept < Duration::from_secs(10), "{slept:?}");
+    }
 }
