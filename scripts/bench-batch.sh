@@ -8,9 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${CARGO_TARGET_DIR:=$HOME/.cache/sctp-handover/target}"
 export CARGO_TARGET_DIR
-cargo build --release -q -p sctp-handover-cli -p sctp-handover --examples --bins
+cargo build --release -q -p sctp-handover-cli -p sctp-handover -p sctp-handover-lab --examples --bins
 bin=$CARGO_TARGET_DIR/release/sctp-handover
-gen=$CARGO_TARGET_DIR/release/examples/gen_workload
+gen=$CARGO_TARGET_DIR/release/gen_workload
 dir=${BENCH_DIR:-$(mktemp -d)}
 [[ -n ${BENCH_DIR:-} ]] || trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/eight"

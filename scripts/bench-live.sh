@@ -61,9 +61,9 @@ if ! [[ $loops =~ ^[1-9][0-9]*$ && $reps =~ ^[1-9][0-9]*$ ]]; then
 fi
 
 echo "building (release) ..."
-cargo build --release -q -p sctp-handover-cli -p sctp-handover --examples
+cargo build --release -q -p sctp-handover-cli -p sctp-handover -p sctp-handover-lab --examples --bin gen_workload
 bin=${BENCH_LIVE_BIN:-$CARGO_TARGET_DIR/release/sctp-handover}
-gen=$CARGO_TARGET_DIR/release/examples/gen_workload
+gen=$CARGO_TARGET_DIR/release/gen_workload
 # `analyze` of the same binary: its own --write file, its own analysis.
 analyzer=$bin
 

@@ -42,10 +42,10 @@ tshark_reps=${BENCH_TSHARK_REPS:-2}
 cores=$(nproc)
 
 echo "building (release) ..."
-cargo build --release -q -p sctp-handover-cli -p sctp-handover --examples --bins
+cargo build --release -q -p sctp-handover-cli -p sctp-handover -p sctp-handover-lab --examples --bins
 c_plugin=$(SCTPHO_PROFILE=release dissector/c/build.sh)
 bin=$CARGO_TARGET_DIR/release/sctp-handover
-gen=$CARGO_TARGET_DIR/release/examples/gen_workload
+gen=$CARGO_TARGET_DIR/release/gen_workload
 iterate=$CARGO_TARGET_DIR/release/examples/iterate
 
 results=$bench/results/$(date +%Y%m%d-%H%M%S)

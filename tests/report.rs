@@ -266,8 +266,8 @@ fn a_harness_sweep_becomes_a_comparison_and_a_sweep_chart() {
     for legend in [
         "pmr = 1 (mean",
         "pmr = 2 (mean",
-        "eq. (4) configured PMR × RTO, pmr = 2",
-        "eq. (4) observed PMR × RTO, pmr = 2",
+        "fixed RTO, configured PMR × RTO, pmr = 2",
+        "fixed RTO, observed PMR × RTO, pmr = 2",
     ] {
         assert!(svg.contains(legend), "legend {legend}");
     }
@@ -275,7 +275,7 @@ fn a_harness_sweep_becomes_a_comparison_and_a_sweep_chart() {
     let data = std::fs::read_to_string(assets.join("sweep-failover-time-figure.csv")).expect("csv");
     for (pmr, rto, product) in [(1, 100, 100), (2, 100, 200), (2, 200, 400)] {
         let line = format!(
-            "\"eq. (4) configured PMR × RTO, pmr = {pmr}\",{rto},,{product},,,,,prediction"
+            "\"fixed RTO, configured PMR × RTO, pmr = {pmr}\",{rto},,{product},,,,,prediction"
         );
         assert!(data.lines().any(|l| l == line), "{line} in\n{data}");
     }

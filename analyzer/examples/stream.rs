@@ -1,6 +1,6 @@
 //! Analyses one capture in a single streaming pass and writes the terminal
 //! summary or JSON lines to stdout: the library's outputs without the CLI,
-//! for measuring time and memory (see gen_workload.rs).
+//! for measuring time and memory (inputs from lab/src/bin/gen_workload).
 //!
 //! ```text
 //! stream CAPTURE [summary|all|jsonl]

@@ -79,8 +79,8 @@ fn bokor_failover_pmr_rto_and_detection() {
         span >= timing_out && span <= timing_out + 2.0 * 50.0,
         "expiry span {span} ms"
     );
-    let eq4 = f.predicted_eq4_ms.expect("eq. 4");
-    assert!((eq4 - 2.0 * rto).abs() < 1e-9);
+    let fixed_rto = f.predicted_fixed_rto_ms.expect("PMR × RTO");
+    assert!((fixed_rto - 2.0 * rto).abs() < 1e-9);
     // Detection starts at the logged link_down.
     let (down, _) = truth("bokor-failover", "link_down");
     let det = f.detection.from.expect("start");

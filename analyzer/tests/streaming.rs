@@ -237,7 +237,7 @@ fn json_lines_carry_the_document_objects_record_by_record() {
     let header = &records[0];
     assert_eq!(header["record"], "header");
     assert_eq!(header["schema"], "sctp-handover/analysis");
-    assert_eq!(header["schema_version"], 2);
+    assert_eq!(header["schema_version"], 3);
     assert!(header["tool_version"].is_string());
 
     // The same objects as the collected analysis, plus record and source.

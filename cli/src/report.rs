@@ -59,12 +59,12 @@ pub struct ReportArgs {
     /// Sweep chart: the component drawn (e.g. failover_time, data_interrupt).
     #[arg(long, value_name = "COMPONENT", requires = "x")]
     metric: Option<String>,
-    /// Sweep chart of a failover metric: the predictions drawn beside it,
-    /// with the observed PMR and RTO: eq4 (Bokor eq. (4), PMR × RTO, for
-    /// RTO.Min = RTO.Max), eq3 (eq. (3), doubling RTOs capped at
-    /// --rto-max-ms), none.
-    #[arg(long, value_name = "EQ", value_delimiter = ',', default_value = "eq4",
-          value_parser = ["eq3", "eq4", "none"])]
+    /// Sweep chart of a failover metric: the predicted failover times
+    /// drawn beside it, with the observed PMR and RTO: fixed-rto (PMR ×
+    /// RTO, for RTO.Min = RTO.Max), backoff (the RTO doubled at each
+    /// expiry, capped at --rto-max-ms), none (docs/metrics.md, Failover).
+    #[arg(long, value_name = "PREDICTION", value_delimiter = ',', default_value = "fixed-rto",
+          value_parser = ["backoff", "fixed-rto", "none"])]
     predict: Vec<String>,
     /// No per-capture sections (comparison and sweep only).
     #[arg(long)]
@@ -202,49 +202,4 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Status> {
         }
     }
     Ok(Status::partial_if(!unread.is_empty()))
-}
-
-#[derive(clap::Args)]
-pub struct ReproductionArgs {
-    /// Where index.html, README.md and assets/ go, beside the copy of what
-    /// they are drawn from (tables/, runs/, sweeps.txt, provenance.txt).
-    #[arg(value_name = "DIR")]
-    out: PathBuf,
-    /// The harness runs of `make reproduce` (`SWEEP/SCENARIO/GROUP/rNN/`):
-    /// copy their tables and ground truth into DIR first. Without it the
-    /// report is redrawn from DIR's copy alone.
-    #[arg(long, value_name = "RUNS", requires_all = ["tables", "sweeps"])]
-    runs: Option<PathBuf>,
-    /// The dataset `analyze --out` wrote from RUNS.
-    #[arg(long, value_name = "DIR")]
-    tables: Option<PathBuf>,
-    /// The sweeps file (scripts/reproduce.sweeps).
-    #[arg(long, value_name = "FILE")]
-    sweeps: Option<PathBuf>,
-    /// A line for the provenance section (date, machine load, …;
-    /// repeatable; with --runs).
-    #[arg(long, value_name = "TEXT")]
-    note: Vec<String>,
-}
-
-/// `sctp-handover reproduction`: the seeds' experiments beside the runs
-/// (docs/reproduction.md).
-pub fn reproduction(args: ReproductionArgs) -> anyhow::Result<Status> {
-    use sctp_handover_report::reproduction;
-    if let (Some(runs), Some(tables), Some(sweeps)) = (&args.runs, &args.tables, &args.sweeps) {
-        reproduction::export::export(tables, runs, sweeps, &args.note, &args.out)?;
-    }
-    let config = reproduction::Config::from_copy(&args.out)?;
-    let doc = reproduction::build(&config)?;
-    reproduction::write(&doc, &args.out)?;
-    eprintln!(
-        "sctp-handover: wrote {} ({} figures, {} tables)",
-        args.out.join("index.html").display(),
-        doc.figures().count(),
-        doc.tables().count()
-    );
-    for e in &doc.excluded {
-        eprintln!("sctp-handover: left out {}: {}", e.input, e.reason);
-    }
-    Ok(Status::Complete)
 }

@@ -30,6 +30,7 @@ import pathlib
 import re
 import statistics
 import sys
+import tomllib
 
 D = pathlib.Path(sys.argv[1])
 failures = []
@@ -292,6 +293,16 @@ for r in asset("koh-kim-1-spacing"):
     cn = {k[1]: v[0] for k, v in first.items() if k[0] == "cn"}
     expect(f"koh-kim {r['run']} CN departure gap", float(r["the same two messages' departure gap (CN capture)"]),
            (cn[tsn_new] - cn[tsn_old]) * 1e3, 0.006)
+    # interrupt − period = (departure gap − period) + (transit new − transit old)
+    with open(D / "runs" / r["run"] / "scenario.toml", "rb") as f:
+        period = float(tomllib.load(f)["traffic"]["interval_ms"])
+    total, parts = r["interrupt − period = departure gap − period + transit difference"].split(" = ")
+    departure, transit = (float(x) for x in parts.split(" "))
+    expect(f"koh-kim {r['run']} interrupt − period", float(total), (t_new - t_old) * 1e3 - period, 0.006)
+    expect(f"koh-kim {r['run']} departure gap − period", departure,
+           (cn[tsn_new] - cn[tsn_old]) * 1e3 - period, 0.006)
+    expect(f"koh-kim {r['run']} transit difference", transit,
+           ((t_new - cn[tsn_new]) - (t_old - cn[tsn_old])) * 1e3, 0.006)
 
 # Honda
 for name, scenario, sender in [

@@ -1,11 +1,11 @@
 //! The committed reproduction report (reports/reproduction/, written by
 //! `make reproduce`) is what its committed copy of tables and ground truth
-//! gives: `sctp-handover reproduction` redraws it from that copy and every
+//! gives: `sctp-handover-lab reproduction` redraws it from that copy and every
 //! file must come out byte for byte the same; then
-//! tests/check_reproduction.py recomputes numbers of every section from
+//! lab/tests/check_reproduction.py recomputes numbers of every section from
 //! the committed CSV tables and events.jsonl on its own. No harness run.
 
-#[path = "../analyzer/tests/common/mod.rs"]
+#[path = "../../analyzer/tests/common/mod.rs"]
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -48,7 +48,7 @@ fn the_committed_reproduction_report_is_what_its_copy_gives() {
     for f in ["sweeps.txt", "provenance.txt"] {
         std::fs::copy(committed.join(f), tmp.join(f)).expect("copy");
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_sctp-handover"))
+    let out = Command::new(env!("CARGO_BIN_EXE_sctp-handover-lab"))
         .arg("reproduction")
         .arg(&tmp)
         .output()
@@ -76,15 +76,15 @@ fn the_committed_reproduction_report_is_what_its_copy_gives() {
             .unwrap_or_else(|_| panic!("{} is committed", rel.display()));
         assert!(
             new == old,
-            "{} differs from the committed file: rerun `sctp-handover reproduction \
-             reports/reproduction` (or make reproduce) and commit",
+            "{} differs from the committed file: rerun `sctp-handover-lab \
+             reproduction reports/reproduction` (or make reproduce) and commit",
             rel.display()
         );
     }
     let _ = std::fs::remove_dir_all(&tmp);
 
     let check = common::python()
-        .arg(common::repo_root().join("tests/check_reproduction.py"))
+        .arg(common::repo_root().join("lab/tests/check_reproduction.py"))
         .arg(&committed)
         .output()
         .expect("python3 runs");

@@ -27,7 +27,8 @@ pub struct SweepRequest {
     pub x: String,
     pub series: Option<String>,
     pub metric: String,
-    /// Predictions drawn beside failover metrics: `eq3`, `eq4`.
+    /// Predictions drawn beside failover metrics: `backoff` (RTO doubled
+    /// at each expiry), `fixed-rto` (PMR × RTO).
     pub predict: Vec<String>,
 }
 
@@ -252,7 +253,7 @@ fn comparison_section(
     s.text(format!(
         "{} handovers from {} inputs, {how}. For each component: n (handovers with a value), \
          mean, median, minimum, maximum and the sample standard deviation (n − 1), in the \
-         layout of Honda's N-run averages. Components that are null everywhere are left out. \
+         layout of a table of N-run averages. Components that are null everywhere are left out. \
          n counts data path switches: a handover that moves DATA in both directions counts \
          twice, and each capture point counts its own (group by `class`, `sender` or \
          `capture_side` too, e.g. --by scenario,class, to compare like with like).",
@@ -362,7 +363,7 @@ fn axis_label(name: &str) -> String {
     }
 }
 
-/// Metrics a prediction of Bokor's equations is drawn beside.
+/// Metrics the predicted failover times (`--predict`) are drawn beside.
 const PREDICTED_METRICS: [&str; 2] = ["failover_time", "failover_detection"];
 
 fn sweep_section(
@@ -443,7 +444,7 @@ fn sweep_section(
             None => name.clone(),
         };
         let mut points = Vec::new();
-        // (label, points): eq. (4) configured, eq. (4) observed, eq. (3).
+        // (label, points): fixed RTO configured, fixed RTO observed, backoff.
         let mut lines: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
         let mut add = |what: String, xv: f64, v: Option<f64>| {
             if let Some(v) = v {
@@ -467,7 +468,7 @@ fn sweep_section(
             if !predicted {
                 continue;
             }
-            if predict("eq4") && configured {
+            if predict("fixed-rto") && configured {
                 let pmr = stats::numbers(&rows, "param_pmr")?;
                 let rto = stats::numbers(&rows, "param_rto")?;
                 let products: Vec<f64> = pmr
@@ -478,18 +479,26 @@ fn sweep_section(
                 let mean = (!products.is_empty())
                     .then(|| products.iter().sum::<f64>() / products.len() as f64);
                 add(
-                    format!("eq. (4) configured PMR × RTO, {series_label}"),
+                    format!("fixed RTO, configured PMR × RTO, {series_label}"),
                     xv,
                     mean,
                 );
             }
-            if predict("eq4") {
-                let m = stats::stat(&rows, "failover_predicted_eq4_ms")?.and_then(|s| s.mean);
-                add(format!("eq. (4) observed PMR × RTO, {series_label}"), xv, m);
+            if predict("fixed-rto") {
+                let m = stats::stat(&rows, "failover_predicted_fixed_rto_ms")?.and_then(|s| s.mean);
+                add(
+                    format!("fixed RTO, observed PMR × RTO, {series_label}"),
+                    xv,
+                    m,
+                );
             }
-            if predict("eq3") {
-                let m = stats::stat(&rows, "failover_predicted_eq3_ms")?.and_then(|s| s.mean);
-                add(format!("eq. (3) observed, {series_label}"), xv, m);
+            if predict("backoff") {
+                let m = stats::stat(&rows, "failover_predicted_backoff_ms")?.and_then(|s| s.mean);
+                add(
+                    format!("backoff, observed PMR and RTO, {series_label}"),
+                    xv,
+                    m,
+                );
             }
         }
         for (what, pts) in lines {
@@ -514,15 +523,16 @@ fn sweep_section(
     ));
     if predicted && !predictions.is_empty() {
         s.text(
-            "Dashed: Bokor's predictions (docs/metrics.md, Failover). \"Configured\" is eq. (4) \
-             with the swept Path.Max.Retrans and RTO (RTO.Min = RTO.Max); \"observed\" uses the \
-             PMR and RTO the analysis inferred from each capture's T3 expiries (the old path's \
-             error count at its last expiry − 1, and the median implied RTO), averaged per \
-             point. Eq. (4) covers the time the T3 timer runs after the first expiry; the \
-             failover time also holds the first RTO (from the first unanswered DATA or the \
-             link_down event) and the waits for the DATA that restart the timer, so it exceeds \
-             the prediction by about one RTO or more. Linux moves new DATA at the (PMR+1)-th \
-             expiry (RFC 9260 §8.2: the error count must exceed PMR).",
+            "Dashed: the predicted failover times (docs/metrics.md, Failover). \"Configured\" is \
+             the fixed-RTO prediction, PMR × RTO, with the swept Path.Max.Retrans and RTO \
+             (RTO.Min = RTO.Max); \"observed\" uses the PMR and RTO the analysis inferred from \
+             each capture's T3 expiries (the old path's error count at its last expiry − 1, and \
+             the median implied RTO), averaged per point. The fixed-RTO prediction covers the \
+             time the T3 timer runs after the first expiry; the failover time also holds the \
+             first RTO (from the first unanswered DATA or the link_down event) and the waits for \
+             the DATA that restart the timer, so it exceeds the prediction by about one RTO or \
+             more. Linux moves new DATA at the (PMR+1)-th expiry (RFC 9260 §8.2: the error \
+             count must exceed PMR).",
         );
     }
     let title = format!("{label} vs {}", request.x.trim_start_matches("param_"));

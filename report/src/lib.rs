@@ -11,6 +11,5 @@ pub mod document;
 pub mod figures;
 pub mod html;
 pub mod markdown;
-pub mod reproduction;
 pub mod stats;
 pub mod trace;

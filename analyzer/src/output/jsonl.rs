@@ -16,8 +16,10 @@ use std::io::{self, Write};
 use std::path::Path;
 
 pub const SCHEMA_NAME: &str = "sctp-handover/analysis";
-/// Bumped on any incompatible change to a record's shape.
-pub const SCHEMA_VERSION: u32 = 2;
+/// Bumped on any incompatible change to a record's shape. 3: the failover
+/// predictions renamed by what they predict (`predicted_eq3_ms` →
+/// `predicted_backoff_ms`, `predicted_eq4_ms` → `predicted_fixed_rto_ms`).
+pub const SCHEMA_VERSION: u32 = 3;
 
 #[derive(Serialize)]
 struct Record<'a, T: Serialize> {
@@ -42,7 +44,7 @@ fn line_into(text: &mut Vec<u8>, out: &mut dyn Write, value: &impl Serialize) ->
 }
 
 /// The first line of a stream:
-/// `{"record":"header","schema":"sctp-handover/analysis","schema_version":2,"tool_version":…}`.
+/// `{"record":"header","schema":"sctp-handover/analysis","schema_version":3,"tool_version":…}`.
 pub fn header(out: &mut dyn Write) -> io::Result<()> {
     #[derive(Serialize)]
     struct Header {

@@ -19,6 +19,7 @@ use super::{mmm, setup_table, stat_of, Data};
 use crate::document::{Block, Section, Table};
 use crate::figures::svg::num;
 use crate::figures::sweep::{self, Prediction, Series, SweepSpec};
+use sctp_handover_harness_formats::Scenario;
 use std::collections::BTreeMap;
 
 /// One switch of the correspondent's DATA (endpoint 1) of a given class,
@@ -43,37 +44,19 @@ pub struct Run {
 }
 
 /// Reads the sender parameters a run was made with from its scenario.toml
-/// (the swept ones are also columns, the others are the scenario's).
+/// (the swept ones are also columns, the others are the scenario's):
+/// RTO.Min, RTO.Max, Path.Max.Retrans, HB.Interval, the last MN
+/// interface's one-way delay and the message interval.
 fn params(dir: &std::path::Path) -> Option<(f64, f64, f64, f64, f64, f64)> {
     let text = std::fs::read_to_string(dir.join("scenario.toml")).ok()?;
-    let get = |key: &str| -> Option<f64> {
-        text.lines().find_map(|l| {
-            l.trim()
-                .strip_prefix(key)?
-                .trim()
-                .strip_prefix('=')?
-                .trim()
-                .parse()
-                .ok()
-        })
-    };
+    let s = Scenario::from_toml(&text).ok()?;
     Some((
-        get("rto_min_ms")?,
-        get("rto_max_ms")?,
-        get("path_max_retrans")?,
-        get("hb_interval_ms")?,
-        text.lines()
-            .filter_map(|l| {
-                l.trim()
-                    .strip_prefix("delay_ms")?
-                    .trim()
-                    .strip_prefix('=')?
-                    .trim()
-                    .parse()
-                    .ok()
-            })
-            .next_back()?,
-        get("interval_ms")?,
+        f64::from(s.sctp.rto_min_ms),
+        f64::from(s.sctp.rto_max_ms),
+        f64::from(s.sctp.path_max_retrans),
+        f64::from(s.sctp.hb_interval_ms),
+        s.topology.mn_interfaces.last()?.delay_ms,
+        s.traffic.interval_ms as f64,
     ))
 }
 

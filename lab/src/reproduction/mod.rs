@@ -1,4 +1,4 @@
-//! The reproduction report (`sctp-handover reproduction`, `make
+//! The reproduction report (`sctp-handover-lab reproduction`, `make
 //! reproduce`): the seeds' experiments replayed on the kernel by the
 //! harness, analysed in batch, and set section by section beside the
 //! published values (docs/reproduction.md).
@@ -28,6 +28,7 @@ use crate::figures::svg::trimmed;
 use crate::stats::Stat;
 use anyhow::Context;
 use rows::Rows;
+use sctp_handover_harness_formats::Meta;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use sweeps::Sweep;
@@ -198,12 +199,8 @@ fn provenance(data: &Data, config: &Config) -> Section {
                 .map(|r| data.runs.join(r))
                 .unwrap_or(dir);
             let meta = std::fs::read_to_string(rel.join("meta.json")).ok()?;
-            let v: serde_json::Value = serde_json::from_str(&meta).ok()?;
-            Some(format!(
-                "Linux {} (HZ = {})",
-                v.get("kernel")?.as_str()?,
-                v.get("kernel_hz")?.as_u64()?
-            ))
+            let meta = Meta::parse(&meta).ok()?;
+            Some(format!("Linux {} (HZ = {})", meta.kernel?, meta.kernel_hz?))
         })
         .next()
         .unwrap_or_else(|| "unknown (no meta.json found)".into());

@@ -2,6 +2,7 @@
 //! harness sweep per line, `SWEEP SCENARIO REPEAT [KEY=V1,V2,...]...`.
 
 use anyhow::{bail, Context};
+use sctp_handover_harness_formats::Meta;
 use std::path::Path;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -96,16 +97,13 @@ impl Sweep {
                     continue;
                 }
                 all += 1;
-                let v = std::fs::read_to_string(&meta)
+                let meta = std::fs::read_to_string(&meta)
                     .ok()
-                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
-                let flag = |k: &str| {
-                    v.as_ref()
-                        .and_then(|v| v.get(k)?.as_bool())
-                        .unwrap_or(false)
-                };
-                ok += usize::from(flag("ok"));
-                valid += usize::from(flag("ok") && flag("valid"));
+                    .and_then(|t| Meta::parse(&t).ok())
+                    .unwrap_or_default();
+                let run_ok = meta.ok == Some(true);
+                ok += usize::from(run_ok);
+                valid += usize::from(run_ok && meta.valid == Some(Some(true)));
             }
         }
         format!("{all} ({ok} ok, {valid} valid)")

@@ -4,49 +4,17 @@
 //! counter and T3 expiries by then, and its RTO for the path at the cut.
 
 use anyhow::Context;
-use serde_json::Value;
+use sctp_handover_harness_formats::{parse_log, Event};
 use std::path::Path;
 
 /// Epoch nanoseconds.
-type Ns = i128;
+type Ns = i64;
 
 /// The sampled kinds are polled every 10 ms; a change is visible up to one
 /// period (and some scheduling slack) after it happened.
 const SAMPLE_NS: Ns = 15_000_000;
 /// The polling period of the sampled kinds.
 const POLL_NS: Ns = 10_000_000;
-
-fn parse_time(v: &Value) -> Option<Ns> {
-    let s = v.get("time")?.as_str()?;
-    let (secs, frac) = s.split_once('.').unwrap_or((s, "0"));
-    let secs: i128 = secs.parse().ok()?;
-    let digits = frac.get(..frac.len().min(9))?;
-    let mut nanos: i128 = digits.parse().ok()?;
-    for _ in digits.len()..9 {
-        nanos *= 10;
-    }
-    Some(secs * 1_000_000_000 + nanos)
-}
-
-struct Line {
-    time: Ns,
-    v: Value,
-}
-
-impl Line {
-    fn kind(&self) -> &str {
-        self.v.get("kind").and_then(Value::as_str).unwrap_or("")
-    }
-    fn node(&self) -> &str {
-        self.v.get("node").and_then(Value::as_str).unwrap_or("")
-    }
-    fn str(&self, key: &str) -> Option<&str> {
-        self.v.get(key).and_then(Value::as_str)
-    }
-    fn u64(&self, key: &str) -> Option<u64> {
-        self.v.get(key).and_then(Value::as_u64)
-    }
-}
 
 /// What the correspondent's kernel said about a failover (and return) of
 /// its primary path. Times in ms from the `link_down` (`link_up`) action.
@@ -95,92 +63,85 @@ impl Truth {
     }
 }
 
+/// The kernel's view of the run in `run_dir`; an events.jsonl that cannot
+/// be read, or a line of it that is not an event, is an error naming it.
 pub fn read(run_dir: &Path) -> anyhow::Result<Truth> {
     let path = run_dir.join("events.jsonl");
     let text =
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(of_lines(&lines(&text)))
+    let events = parse_log(&text).with_context(|| format!("reading {}", path.display()))?;
+    Ok(of_lines(&events))
 }
 
 /// The scripted actions of a run (kind, epoch seconds of the syscall), in
-/// time order, from its events.jsonl (lines without `node`).
+/// time order, from its events.jsonl (the harness's own lines); none when
+/// the log cannot be read or a line of it is not an event.
 pub fn actions(run_dir: &Path) -> Vec<(String, f64)> {
     let text = std::fs::read_to_string(run_dir.join("events.jsonl")).unwrap_or_default();
-    lines(&text)
+    parse_log(&text)
+        .unwrap_or_default()
         .into_iter()
-        .filter(|l| l.v.get("node").is_none() && l.v.get("ok").is_some())
-        .map(|l| (l.kind().to_string(), l.time as f64 / 1e9))
+        .filter(|l| !l.is_kernel() && l.ok.is_some())
+        .map(|l| (l.kind, l.time_ns as f64 / 1e9))
         .collect()
-}
-
-/// The records of an events.jsonl with a time, in time order.
-fn lines(text: &str) -> Vec<Line> {
-    let mut lines: Vec<Line> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter_map(|v| {
-            Some(Line {
-                time: parse_time(&v)?,
-                v,
-            })
-        })
-        .collect();
-    lines.sort_by_key(|l| l.time);
-    lines
 }
 
 fn ms(d: Ns) -> f64 {
     d as f64 / 1e6
 }
 
-fn of_lines(lines: &[Line]) -> Truth {
+fn of_lines(lines: &[Event]) -> Truth {
     let mut t = Truth::default();
     let Some(down) = lines
         .iter()
-        .find(|l| l.kind() == "link_down")
-        .map(|l| l.time)
+        .find(|l| l.kind == "link_down")
+        .map(|l| l.time_ns)
     else {
         return t;
     };
     let cn = |kind: &'static str| {
         lines
             .iter()
-            .filter(move |l| l.node() == "cn" && l.kind() == kind)
+            .filter(move |l| l.node.as_deref() == Some("cn") && l.kind == kind)
     };
-    let unreachable =
-        cn("kernel_addr_change").find(|l| l.time > down && l.str("state") == Some("unreachable"));
+    let unreachable = cn("kernel_addr_change")
+        .find(|l| l.time_ns > down && l.state.as_deref() == Some("unreachable"));
     // The cut path's address: the one declared unreachable, else the
     // primary the correspondent's kernel reported before the cut.
     let address = unreachable
-        .and_then(|l| l.str("address"))
+        .and_then(|l| l.address.as_deref())
         .or_else(|| {
             cn("kernel_status")
-                .rfind(|l| l.time <= down)
-                .and_then(|l| l.str("primary"))
+                .rfind(|l| l.time_ns <= down)
+                .and_then(|l| l.primary.as_deref())
         })
         .map(str::to_owned);
     if let Some(a) = &address {
-        let before = cn("kernel_paddr").rfind(|l| l.time <= down && l.str("address") == Some(a));
-        t.rto_at_cut_ms = before.and_then(|l| l.u64("rto_ms"));
-        t.srtt_at_cut_ms = before.and_then(|l| l.u64("srtt_ms"));
+        let before =
+            cn("kernel_paddr").rfind(|l| l.time_ns <= down && l.address.as_deref() == Some(a));
+        t.rto_at_cut_ms = before.and_then(|l| l.rto_ms);
+        t.srtt_at_cut_ms = before.and_then(|l| l.srtt_ms);
     }
     if let Some(u) = unreachable {
-        t.unreachable_ms = Some(ms(u.time - down));
+        t.unreachable_ms = Some(ms(u.time_ns - down));
         t.error_count = cn("kernel_status")
-            .filter(|l| l.time <= u.time + SAMPLE_NS && l.str("primary") == address.as_deref())
-            .filter_map(|l| l.u64("primary_error_count"))
+            .filter(|l| {
+                l.time_ns <= u.time_ns + SAMPLE_NS && l.primary.as_deref() == address.as_deref()
+            })
+            .filter_map(|l| l.primary_error_count)
             .next_back();
         let mib_at = |limit: Ns| {
             cn("kernel_mib")
-                .filter(|l| l.time <= limit)
-                .filter_map(|l| l.u64("t3_rtx_expireds"))
+                .filter(|l| l.time_ns <= limit)
+                .filter_map(|l| l.t3_rtx_expireds)
                 .next_back()
                 .unwrap_or(0)
         };
-        t.t3_expiries = Some(mib_at(u.time + SAMPLE_NS).saturating_sub(mib_at(down)));
+        t.t3_expiries = Some(mib_at(u.time_ns + SAMPLE_NS).saturating_sub(mib_at(down)));
         let mut last = mib_at(down);
-        for l in cn("kernel_mib").filter(|l| l.time > down && l.time <= u.time + SAMPLE_NS) {
-            let Some(now) = l.u64("t3_rtx_expireds") else {
+        for l in cn("kernel_mib").filter(|l| l.time_ns > down && l.time_ns <= u.time_ns + SAMPLE_NS)
+        {
+            let Some(now) = l.t3_rtx_expireds else {
                 continue;
             };
             let rto = address.as_deref().and_then(|a| {
@@ -188,14 +149,14 @@ fn of_lines(lines: &[Line]) -> Truth {
                 // the rise: within a poll the path's RTO can be read after
                 // the expiry doubled it while the counter was read before.
                 cn("kernel_paddr")
-                    .filter(|p| p.time < l.time - POLL_NS && p.str("address") == Some(a))
-                    .filter_map(|p| p.u64("rto_ms"))
+                    .filter(|p| p.time_ns < l.time_ns - POLL_NS && p.address.as_deref() == Some(a))
+                    .filter_map(|p| p.rto_ms)
                     .next_back()
             });
             for _ in last..now {
                 if let Some(r) = rto {
                     t.expiry_rtos_ms.push(r);
-                    t.expiry_seen_ms.push(ms(l.time - down));
+                    t.expiry_seen_ms.push(ms(l.time_ns - down));
                 }
             }
             last = last.max(now);
@@ -206,14 +167,16 @@ fn of_lines(lines: &[Line]) -> Truth {
         &address,
         lines
             .iter()
-            .find(|l| l.kind() == "link_up" && l.time > down)
-            .map(|l| l.time),
+            .find(|l| l.kind == "link_up" && l.time_ns > down)
+            .map(|l| l.time_ns),
     ) {
         t.available_ms = cn("kernel_addr_change")
             .find(|l| {
-                l.time > up && l.str("state") == Some("available") && l.str("address") == Some(a)
+                l.time_ns > up
+                    && l.state.as_deref() == Some("available")
+                    && l.address.as_deref() == Some(a)
             })
-            .map(|l| ms(l.time - up));
+            .map(|l| ms(l.time_ns - up));
         t.up_s = Some(up as f64 / 1e9);
     }
     t.address = address;
@@ -236,7 +199,7 @@ mod tests {
 {"time":"101.880000000","node":"cn","kind":"kernel_addr_change","address":"10.0.0.1","state":"unreachable"}
 {"time":"102.500000000","kind":"link_up","interface":"eth1","ok":true}
 {"time":"103.250000000","node":"cn","kind":"kernel_addr_change","address":"10.0.0.1","state":"available"}"#;
-        let t = of_lines(&lines(log));
+        let t = of_lines(&parse_log(log).expect("a log"));
         assert_eq!(t.address.as_deref(), Some("10.0.0.1"));
         assert_eq!(t.unreachable_ms, Some(880.0));
         assert_eq!(t.error_count, Some(3));
@@ -247,10 +210,6 @@ mod tests {
         // sampled before the counter rose.
         assert_eq!(t.expiry_rtos_ms, vec![200, 200, 200]);
         assert_eq!(t.expiry_seen_ms, vec![890.0, 890.0, 890.0]);
-        assert_eq!(
-            parse_time(&serde_json::json!({"time": "1.5"})),
-            Some(1_500_000_000)
-        );
     }
 
     #[test]
@@ -267,7 +226,7 @@ mod tests {
 {"time":"1795687793.189137247","node":"cn","kind":"kernel_mib","t3_rtx_expireds":2}
 {"time":"1795687794.069148767","node":"cn","kind":"kernel_mib","t3_rtx_expireds":3}
 {"time":"1795687794.070000000","node":"cn","kind":"kernel_addr_change","address":"198.51.100.101","state":"unreachable"}"#;
-        let t = of_lines(&lines(log));
+        let t = of_lines(&parse_log(log).expect("a log"));
         assert_eq!(t.expiry_rtos_ms, vec![800, 800, 800]);
         let seen: Vec<f64> = t.expiry_seen_ms.iter().map(|x| x.round()).collect();
         assert_eq!(seen, vec![895.0, 1775.0, 2655.0]);

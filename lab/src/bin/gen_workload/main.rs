@@ -36,8 +36,8 @@
 //! Then, for example:
 //!
 //! ```text
-//! cargo build --release -p sctp-handover --examples
-//! target/release/examples/gen_workload long /tmp/long100.pcap --megabytes 100
+//! cargo build --release -p sctp-handover --examples -p sctp-handover-lab --bin gen_workload
+//! target/release/gen_workload long /tmp/long100.pcap --megabytes 100
 //! /usr/bin/time -v target/release/examples/stream /tmp/long100.pcap summary > /dev/null
 //! ```
 
