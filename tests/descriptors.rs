@@ -101,8 +101,17 @@ fn the_tables_list_the_descriptors_components_classes_and_names() {
             ["_ms", "_from_frame", "_to_frame", "_missing"].map(|s| format!("{}{s}", c.name))
         })
         .collect();
-    let listed: Vec<&str> = columns[fixed..].iter().map(|c| c.name).collect();
+    let drops = schema::HANDOVERS_CAPTURE_DROPS.len();
+    let listed: Vec<&str> = columns[fixed..columns.len() - drops]
+        .iter()
+        .map(|c| c.name)
+        .collect();
     assert_eq!(listed, per_component);
+    let last: Vec<&str> = columns[columns.len() - drops..]
+        .iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(last, ["capture_drops_overlap", "capture_drops"]);
     // No fixed column is a component under another name.
     for f in schema::HANDOVERS_FIXED {
         assert!(
@@ -223,6 +232,72 @@ fn each_component_is_in_the_json_and_the_tables_where_its_descriptor_says() {
     );
     assert!(compared > 50, "{compared} components compared");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `analyze --out` and `watch --out` write each table with the schema's
+/// columns, in its order, and no other: a watch that added a column of its
+/// own (as its drop marks once were) would give a dataset two schemas for
+/// one table. CSV, whose header lists every column even when null.
+#[test]
+fn analyze_and_watch_write_the_schemas_columns_and_no_other() {
+    let capture = common::sample("bokor-failover", "mn");
+    let analyzed = tempdir("schema-analyze");
+    run(bin()
+        .args(["analyze", "-q", "--table-format", "csv", "--out"])
+        .arg(&analyzed)
+        .arg(&capture));
+    let watched = tempdir("schema-watch");
+    run(bin()
+        .args([
+            "watch",
+            "-q",
+            "--idle-exit",
+            "0.3",
+            "--table-format",
+            "csv",
+            "--out",
+        ])
+        .arg(&watched)
+        .arg("--follow")
+        .arg(&capture));
+    for (dataset, command) in [(&analyzed, "analyze"), (&watched, "watch")] {
+        for table in schema::all() {
+            let header = csv_header(dataset, table.name);
+            let expected: Vec<&str> = schema::PROVENANCE
+                .iter()
+                .chain(table.columns)
+                .map(|c| c.name)
+                .collect();
+            assert_eq!(header, expected, "{command}: {}", table.name);
+        }
+    }
+    // Not captured live: no drop log, the drop marks are null.
+    let rows = std::fs::read_to_string(csv_part(&watched, "handovers")).expect("part");
+    let rows: Vec<&str> = rows.lines().skip(1).collect();
+    assert_eq!(rows.len(), handovers_of(&capture).len());
+    for row in rows {
+        assert!(row.ends_with(",,"), "{row}");
+    }
+    let _ = std::fs::remove_dir_all(&analyzed);
+    let _ = std::fs::remove_dir_all(&watched);
+}
+
+/// The one CSV part of a table (one input).
+fn csv_part(dataset: &Path, table: &str) -> PathBuf {
+    let parts: Vec<PathBuf> = std::fs::read_dir(dataset.join(table))
+        .expect("table directory")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .collect();
+    assert_eq!(parts.len(), 1, "{}: {parts:?}", table);
+    parts[0].clone()
+}
+
+fn csv_header(dataset: &Path, table: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(csv_part(dataset, table)).expect("part");
+    let header = text.lines().next().expect("a header");
+    // No column name holds a comma or a quote.
+    header.split(',').map(str::to_string).collect()
 }
 
 fn read_jsonl_table(dataset: &Path, table: &str) -> Vec<Value> {

@@ -453,7 +453,15 @@ fn compare_public(capture: &Path) -> Agreement {
 ///   "Association lifetime"). The plugin sees the whole file and keeps one
 ///   association (Wireshark's `3G-2G-HO.pcap`: 2281 s without a packet
 ///   between frames 20 and 21, tag 0 and TSN 0 throughout: the analyzer
-///   infers the path failed afresh from frame 21).
+///   infers the path failed afresh from frame 21). The Lua tier's one
+///   association is RFC 9260's: no SHUTDOWN, ABORT or new INIT ends it
+///   (§9, §5.2), and silence does not (HEARTBEATs may be turned off,
+///   §8.3); tshark's own `sctp.assoc_index` is 0 on every frame. The
+///   analyzer's split is its bound on memory (associations alive at
+///   once), not a reading of the protocol: with `idle_timeout` off it
+///   gives the Lua tier's one association and path states (potentially
+///   failed at frame 2, inactive at 7), so the Lua lookup (`Core:locate`)
+///   stays as it is.
 ///
 /// The capture is then compared without the analyzer's capture duplicates
 /// (the frames it drops) and cut where 300 s pass without a frame, piece by

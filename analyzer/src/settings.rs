@@ -1,7 +1,10 @@
 //! The analysis settings as plain values (the command line's `analyze`
 //! options, the Python bindings' keyword arguments) → the core's
 //! [`AnalysisOptions`]: one mapping for every front end, so that the same
-//! settings give the same options and the same dataset fingerprint.
+//! settings give the same options and the same dataset fingerprint. What
+//! each option is called and what it does is defined once too
+//! ([`option`], [`OPTIONS`]): the command line's help and the Python
+//! package's `ANALYSIS_OPTIONS` render it.
 
 use crate::analysis::AnalysisOptions;
 use crate::handover::{anchors, CapturePoint};
@@ -111,5 +114,234 @@ impl Settings {
             options.handover.anchors = anchors::load(events)?;
         }
         Ok(options)
+    }
+}
+
+/// How an analysis option is named and explained to users, whichever front
+/// end shows it: `sctp-handover analyze --help` (clap takes the flag, value
+/// name and help from here) and the Python keyword arguments
+/// (`sctp_handover.ANALYSIS_OPTIONS`, the cluster runner's `--help`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OptionDoc {
+    /// The Python keyword argument (`rto_min_ms`): the flag without its
+    /// dashes, `-` written `_` (a repeated flag's keyword in the plural).
+    pub name: &'static str,
+    /// The command line's flag (`--rto-min-ms`).
+    pub flag: &'static str,
+    /// The placeholder of the value in help texts; None: a switch, or the
+    /// keyword in capitals (clap's default).
+    pub value_name: Option<&'static str>,
+    /// What the option does: without a final full stop, as clap shows a
+    /// one-sentence doc comment.
+    pub help: &'static str,
+}
+
+impl OptionDoc {
+    /// The flag without its leading `--` (clap's `long`).
+    pub fn long(&self) -> &'static str {
+        self.flag.trim_start_matches('-')
+    }
+}
+
+/// Each analysis option's [`OptionDoc`], by the name of its keyword.
+pub mod option {
+    use super::OptionDoc;
+
+    const fn doc(
+        name: &'static str,
+        flag: &'static str,
+        value_name: Option<&'static str>,
+        help: &'static str,
+    ) -> OptionDoc {
+        OptionDoc {
+            name,
+            flag,
+            value_name,
+            help,
+        }
+    }
+
+    pub const VERIFY_CHECKSUM: OptionDoc = doc(
+        "verify_checksum",
+        "--verify-checksum",
+        None,
+        "Check every SCTP packet's CRC32c and count failures",
+    );
+    pub const UDP_ENCAP_PORTS: OptionDoc = doc(
+        "udp_encap_ports",
+        "--udp-encap-port",
+        Some("PORT"),
+        "Extra UDP port carrying SCTP (RFC 6951); 9899 is always included",
+    );
+    pub const DUPLICATE_WINDOW_US: OptionDoc = doc(
+        "duplicate_window_us",
+        "--duplicate-window-us",
+        Some("MICROSECONDS"),
+        "Copies of one packet closer than this are capture duplicates (µs)",
+    );
+    pub const RTO_INITIAL_MS: OptionDoc = doc(
+        "rto_initial_ms",
+        "--rto-initial-ms",
+        None,
+        "RTO.Initial for the per-path RTO estimate (ms)",
+    );
+    pub const RTO_MIN_MS: OptionDoc = doc(
+        "rto_min_ms",
+        "--rto-min-ms",
+        None,
+        "RTO.Min for the per-path RTO estimate (ms)",
+    );
+    pub const RTO_MAX_MS: OptionDoc = doc(
+        "rto_max_ms",
+        "--rto-max-ms",
+        None,
+        "RTO.Max for the per-path RTO estimate (ms)",
+    );
+    pub const PMR: OptionDoc = doc(
+        "pmr",
+        "--pmr",
+        None,
+        "Path.Max.Retrans used to infer inactive paths",
+    );
+    pub const PF_RETRANS: OptionDoc = doc(
+        "pf_retrans",
+        "--pf-retrans",
+        Some("N"),
+        "The potentially-failed threshold (RFC 7829 PFMR; Linux's net.sctp.pf_retrans) used to \
+         infer potentially failed paths",
+    );
+    pub const NO_PF: OptionDoc = doc(
+        "no_pf",
+        "--no-pf",
+        None,
+        "Infer no potentially failed state (a sender with it off, as Linux with \
+         net.sctp.pf_enable = 0)",
+    );
+    pub const EVENTS: OptionDoc = doc(
+        "events",
+        "--events",
+        Some("FILE"),
+        "Ground-truth events (JSON lines or CSV: time, kind ∈ link_down, link_up, addr_up, \
+         addr_down, address, interface), e.g. the harness's events.jsonl; anchors the \
+         components packets cannot show. Without it, a harness run's events.jsonl beside a \
+         capture is used",
+    );
+    pub const CAPTURE_POINT: OptionDoc = doc(
+        "capture_point",
+        "--capture-point",
+        None,
+        "Where the capture was taken; recorded with the handover results. Without it, a \
+         harness capture named mn.pcap / cn.pcap says",
+    );
+    pub const NO_HARNESS_FILES: OptionDoc = doc(
+        "no_harness_files",
+        "--no-harness-files",
+        None,
+        "Ignore the harness's files beside captures (events.jsonl, the capture side); \
+         scenario and parameters are still recorded",
+    );
+    pub const MAX_ASSOCIATIONS: OptionDoc = doc(
+        "max_associations",
+        "--max-associations",
+        Some("N"),
+        "Associations alive at once; past it, packets of further ones are counted as not \
+         tracked and the file reports the limit reached",
+    );
+    pub const MAX_PATHS: OptionDoc = doc(
+        "max_paths",
+        "--max-paths",
+        Some("N"),
+        "Paths (address pairs) of one association",
+    );
+    pub const MAX_ADDRESSES: OptionDoc = doc(
+        "max_addresses",
+        "--max-addresses",
+        Some("N"),
+        "Addresses of one endpoint",
+    );
+    pub const TSN_WINDOW: OptionDoc = doc(
+        "tsn_window",
+        "--tsn-window",
+        Some("N"),
+        "Outstanding TSNs remembered per data direction",
+    );
+    pub const MAX_EVENTS: OptionDoc = doc(
+        "max_events",
+        "--max-events",
+        Some("N"),
+        "Events of one association held at once until they are written (a long association \
+         writes them in parts of 256)",
+    );
+    pub const FILTER: OptionDoc = doc(
+        "filter",
+        "--filter",
+        Some("EXPR"),
+        "Analyse only the frames this capture filter accepts (libpcap syntax, as `tcpdump -r \
+         FILE EXPR`); the others are counted as filtered out",
+    );
+    pub const MAX_REASSEMBLY: OptionDoc = doc(
+        "max_reassembly",
+        "--max-reassembly",
+        Some("N"),
+        "Fragmented IP datagrams in reassembly at once",
+    );
+}
+
+/// Every analysis option, in the order `sctp-handover analyze --help` and
+/// `ANALYSIS_OPTIONS` list them: the [`Settings`], the switch that turns the
+/// potentially-failed inference off (`--no-pf`), the harness files' switch
+/// and the capture filter (both outside [`Settings`]: the front ends apply
+/// them).
+pub const OPTIONS: [OptionDoc; 19] = [
+    option::VERIFY_CHECKSUM,
+    option::UDP_ENCAP_PORTS,
+    option::DUPLICATE_WINDOW_US,
+    option::RTO_INITIAL_MS,
+    option::RTO_MIN_MS,
+    option::RTO_MAX_MS,
+    option::PMR,
+    option::PF_RETRANS,
+    option::NO_PF,
+    option::EVENTS,
+    option::CAPTURE_POINT,
+    option::NO_HARNESS_FILES,
+    option::MAX_ASSOCIATIONS,
+    option::MAX_PATHS,
+    option::MAX_ADDRESSES,
+    option::TSN_WINDOW,
+    option::MAX_EVENTS,
+    option::FILTER,
+    option::MAX_REASSEMBLY,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keyword is the flag's name (`-` written `_`; the repeated
+    /// `--udp-encap-port`'s in the plural), and every help text is one
+    /// sentence as clap shows it.
+    #[test]
+    fn each_keyword_is_its_flags_name_and_each_help_is_clap_shaped() {
+        let mut names: Vec<&str> = OPTIONS.iter().map(|o| o.name).collect();
+        for o in OPTIONS {
+            let keyword = o.long().replace('-', "_");
+            assert!(
+                o.name == keyword || o.name == format!("{keyword}s"),
+                "{}: {}",
+                o.flag,
+                o.name
+            );
+            assert!(o.flag.starts_with("--"), "{}", o.flag);
+            assert!(
+                !o.help.ends_with('.') && !o.help.contains("  "),
+                "{}",
+                o.flag
+            );
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), OPTIONS.len());
+        assert_eq!(option::UDP_ENCAP_PORTS.long(), "udp-encap-port");
     }
 }

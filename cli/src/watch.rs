@@ -15,7 +15,6 @@ use anyhow::Context;
 use clap::ValueEnum;
 use sctp_handover::analysis::{AssociationPart, AssociationReport, ReportSink, StreamAnalyzer};
 use sctp_handover::capture::{self, CaptureFormat, Frame};
-use sctp_handover::events::AssocId;
 use sctp_handover::events::{Event, EventKind};
 use sctp_handover::handover::{CapturePoint, Component, Handover, COMPONENTS};
 use sctp_handover::time::Timestamp;
@@ -23,13 +22,13 @@ use sctp_handover_live::drops::{DropLog, DropSpan};
 use sctp_handover_live::follow::{self, FollowReader, Stop};
 use sctp_handover_live::interfaces::{CaptureConfig, InterfaceStats, Live, Pump};
 use sctp_handover_live::write::WriterThread;
-use sctp_handover_tables::batch::{self, BatchConfig};
+use sctp_handover_tables::batch::{self, BatchConfig, PartTables};
 use sctp_handover_tables::dataset::{self, Dataset, Done};
 use sctp_handover_tables::inputs::{self, Input, InputKind};
-use sctp_handover_tables::records::{file_row, AssociationTables, FileOutcome};
+use sctp_handover_tables::records::{file_row, FileOutcome};
 use sctp_handover_tables::rows::Rows;
-use sctp_handover_tables::schema::{self, Col, Table, Ty};
-use sctp_handover_tables::write::{PartWriter, Provenance, TableFormat};
+use sctp_handover_tables::schema;
+use sctp_handover_tables::write::{PartWriter, Provenance};
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -684,165 +683,6 @@ impl Status {
     }
 }
 
-/// The handovers table of a live watch: two columns of its own before
-/// the handovers table's, saying which handovers met a drop span.
-fn live_handovers_table() -> Table {
-    static COLUMNS: std::sync::OnceLock<Vec<Col>> = std::sync::OnceLock::new();
-    let columns = COLUMNS.get_or_init(|| {
-        let mut c = vec![
-            Col {
-                name: "capture_drops_overlap",
-                ty: Ty::Bool,
-                unit: "",
-                doc: "watch, live: whether frames were lost (by the kernel, the interface or the \
-                      watch's queue) within the instants the handover rests on; its components \
-                      may then be incomplete",
-            },
-            Col {
-                name: "capture_drops",
-                ty: Ty::Str,
-                unit: "",
-                doc: "watch, live: the drop spans it meets (cause, interface, frames, from–to); \
-                      null when none",
-            },
-        ];
-        c.extend_from_slice(schema::handover_columns());
-        c
-    });
-    Table {
-        name: "handovers",
-        row: "data path switch, as the handovers table, with the watch's drop marks",
-        columns,
-    }
-}
-
-/// One input's tables on their way to its part files, as
-/// `sctp_handover_tables::batch::PartTables` writes them (rows buffered,
-/// the largest table written whenever they reach `FLUSH_BYTES`), except
-/// that live the handovers table carries the drop marks first.
-struct WatchParts {
-    tables: AssociationTables,
-    /// Live: the handovers rows with their marks (the standard rows of
-    /// `tables.handovers` are dropped).
-    marked: Option<Rows>,
-    writers: Vec<PartWriter>,
-    capture_point: CapturePoint,
-    error: Option<String>,
-}
-
-impl WatchParts {
-    fn new(
-        dataset: &Dataset,
-        key: &str,
-        format: TableFormat,
-        cp: CapturePoint,
-        live: bool,
-    ) -> Self {
-        WatchParts {
-            tables: AssociationTables::new(),
-            marked: live.then(|| Rows::new(&live_handovers_table())),
-            writers: batch::part_writers(dataset, key, format),
-            capture_point: cp,
-            error: None,
-        }
-    }
-
-    /// Each handover's row with its mark pushed first: the rows are built
-    /// by the tables' own row builder (through a scratch set of tables
-    /// whose handovers rows are ours), so every other column is exactly
-    /// `analyze`'s.
-    fn add_marked(&mut self, association: AssocId, handovers: &[Handover], marks: &[Mark]) {
-        let Some(rows) = self.marked.take() else {
-            return;
-        };
-        let mut scratch = AssociationTables::new();
-        scratch.handovers = rows;
-        for (i, h) in handovers.iter().enumerate() {
-            let mark = marks.get(i).cloned().flatten();
-            scratch.handovers.bool(mark.is_some()).str(mark.as_deref());
-            let one = AssociationPart {
-                association,
-                handovers: vec![h.clone()],
-                events: Vec::new(),
-            };
-            scratch.add_part(&one, self.capture_point);
-        }
-        self.marked = Some(scratch.handovers);
-    }
-
-    fn drop_standard_handovers(&mut self) {
-        if self.marked.is_some() && !self.tables.handovers.is_empty() {
-            self.tables.handovers = Rows::new(&schema::handovers());
-        }
-    }
-
-    fn add(&mut self, r: &AssociationReport, marks: &[Mark], provenance: &Provenance) {
-        self.tables.add(r, self.capture_point);
-        self.drop_standard_handovers();
-        self.add_marked(r.association.id, &r.handovers, marks);
-        self.write_when_full(provenance);
-    }
-
-    fn add_part(&mut self, part: &AssociationPart, marks: &[Mark], provenance: &Provenance) {
-        self.tables.add_part(part, self.capture_point);
-        self.drop_standard_handovers();
-        self.add_marked(part.association, &part.handovers, marks);
-        self.write_when_full(provenance);
-    }
-
-    fn write_when_full(&mut self, provenance: &Provenance) {
-        while self.error.is_none() {
-            let rows = rows_of(&mut self.tables, &mut self.marked);
-            if rows.iter().map(|r| r.bytes()).sum::<usize>() < batch::FLUSH_BYTES {
-                return;
-            }
-            let Some((i, largest)) = rows.into_iter().enumerate().max_by_key(|(_, r)| r.bytes())
-            else {
-                return;
-            };
-            let Some(writer) = self.writers.get_mut(i) else {
-                return;
-            };
-            if let Err(e) = writer.write(largest, provenance) {
-                self.error = Some(format!("{e:#}"));
-            }
-        }
-    }
-
-    fn finish(&mut self, provenance: &Provenance) -> anyhow::Result<()> {
-        if let Some(e) = self.error.take() {
-            anyhow::bail!(e);
-        }
-        let writers = std::mem::take(&mut self.writers);
-        for (writer, rows) in writers
-            .into_iter()
-            .zip(rows_of(&mut self.tables, &mut self.marked))
-        {
-            writer.finish(rows, provenance)?;
-        }
-        Ok(())
-    }
-}
-
-/// The tables in `AssociationTables::NAMES` order (the writers' order),
-/// live with the marked handovers rows.
-fn rows_of<'a>(
-    tables: &'a mut AssociationTables,
-    marked: &'a mut Option<Rows>,
-) -> [&'a mut Rows; 5] {
-    let handovers = match marked.as_mut() {
-        Some(m) => m,
-        None => &mut tables.handovers,
-    };
-    [
-        &mut tables.associations,
-        &mut tables.paths,
-        &mut tables.asconf,
-        &mut tables.events,
-        handovers,
-    ]
-}
-
 /// What the printer hands the tables' thread.
 enum TableMsg {
     Report(Box<AssociationReport>, Vec<Mark>),
@@ -909,7 +749,9 @@ struct TablesOut {
     key: String,
     fingerprint: String,
     provenance: Provenance,
-    parts: WatchParts,
+    parts: PartTables,
+    /// Captured live: the handovers rows say which met a drop span.
+    live: bool,
 }
 
 impl TablesOut {
@@ -924,7 +766,7 @@ impl TablesOut {
         let key = dataset::key(&input.source);
         let (planned, params) = batch::plan(vec![input], None);
         let input = planned.into_iter().next().context("the watched input")?;
-        let parts = WatchParts::new(&dataset, &key, config.format, capture_point, live);
+        let parts = PartTables::new(&dataset, &key, config.format, capture_point);
         Ok(TablesOut {
             provenance: batch::provenance(&input, &params),
             fingerprint: batch::fingerprint(config),
@@ -932,15 +774,24 @@ impl TablesOut {
             input,
             key,
             parts,
+            live,
         })
     }
 
     fn add(&mut self, r: &AssociationReport, marks: &[Mark]) {
-        self.parts.add(r, marks, &self.provenance);
+        if self.live {
+            self.parts.add_live(r, marks, &self.provenance);
+        } else {
+            self.parts.add(r, &self.provenance);
+        }
     }
 
     fn add_part(&mut self, part: &AssociationPart, marks: &[Mark]) {
-        self.parts.add_part(part, marks, &self.provenance);
+        if self.live {
+            self.parts.add_part_live(part, marks, &self.provenance);
+        } else {
+            self.parts.add_part(part, &self.provenance);
+        }
     }
 
     /// Completes every part, the files row and the input's record.
@@ -1017,6 +868,7 @@ fn watched_input(args: &WatchArgs) -> Input {
         modified_ns: None,
         kind: InputKind::Capture,
         run: None,
+        stream: None,
     }
 }
 

@@ -20,6 +20,8 @@ pub enum DropCause {
 }
 
 impl DropCause {
+    /// The cause as every output writes it (`kernel`, `interface`,
+    /// `queue`): the `cause` of a `drops` line and of a mark.
     pub fn name(self) -> &'static str {
         match self {
             DropCause::Kernel => "kernel",
@@ -35,11 +37,15 @@ impl DropCause {
 /// give counts, the two moments between which the count grew.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DropSpan {
+    /// What lost them.
     pub cause: DropCause,
     /// Index of the interface in the capture's list.
     pub interface: usize,
+    /// The earliest instant a frame of the span may have been lost at.
     pub from_ns: i64,
+    /// The latest such instant.
     pub to_ns: i64,
+    /// Frames lost within the span so far.
     pub frames: u64,
 }
 
@@ -77,6 +83,7 @@ struct Inner {
 }
 
 impl DropLog {
+    /// A log of no drops.
     pub fn new() -> DropLog {
         DropLog::default()
     }

@@ -13,9 +13,12 @@ pub struct BpfFilter {
     expression: String,
 }
 
+/// A filter expression libpcap does not compile.
 #[derive(Debug)]
 pub struct FilterError {
+    /// The expression as given.
     pub expression: String,
+    /// libpcap's message (`unknown port 'banana'`).
     pub reason: String,
 }
 
@@ -61,6 +64,7 @@ impl BpfFilter {
         })
     }
 
+    /// The expression as given.
     pub fn expression(&self) -> &str {
         &self.expression
     }

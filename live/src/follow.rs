@@ -74,6 +74,9 @@ pub struct FollowReader {
 }
 
 impl FollowReader {
+    /// Opens `path` to follow; `dir`: the rotation directory it lies in,
+    /// whose later file takes over when this one stops growing (None: a
+    /// single file). Reading ends when `stop` says so.
     pub fn new(path: &Path, dir: Option<&Path>, stop: Stop) -> std::io::Result<Self> {
         Ok(FollowReader {
             file: File::open(path)?,

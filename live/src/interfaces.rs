@@ -49,6 +49,7 @@ pub struct CaptureConfig {
 /// One interface's counts.
 #[derive(Debug, Clone, Default)]
 pub struct InterfaceStats {
+    /// The interface's name as given (`-i`).
     pub name: String,
     /// Frames that reached the capture (libpcap's `ps_recv`), those the
     /// kernel then dropped included.
@@ -63,6 +64,8 @@ pub struct InterfaceStats {
     pub rejected: u64,
     /// Queued for the analysis.
     pub queued: u64,
+    /// libpcap's error that ended this interface's capture early; None
+    /// when it ran until stopped.
     pub error: Option<String>,
 }
 
@@ -73,8 +76,11 @@ pub enum Pump {
     /// mean the interfaces are not idle); `caught_up`: nothing handed over
     /// is left to give out (what is printed can be flushed).
     Frames {
+        /// Frames given out by this call.
         frames: usize,
+        /// Frames the capture filter rejected since the last call.
         rejected: u64,
+        /// Nothing handed over by the capture threads is left to give out.
         caught_up: bool,
     },
     /// Nothing came within the wait.
@@ -83,13 +89,20 @@ pub enum Pump {
     Ended,
 }
 
+/// A live capture on one or more interfaces: one capture thread each,
+/// feeding a bounded queue whose frames [`Live::pump`] gives out in time
+/// order.
 pub struct Live {
     frames: Receiver<Batch>,
     merge: Merge,
     threads: Vec<JoinHandle<()>>,
     stats: Vec<Arc<Mutex<InterfaceStats>>>,
     stop: Arc<AtomicBool>,
+    /// The frames lost so far, by cause, interface and time span (what
+    /// marks the results they may have touched).
     pub drops: Arc<DropLog>,
+    /// The queue's byte budget, shared by the capture threads that charge
+    /// it and the batches that give it back.
     pub budget: Arc<Budget>,
 }
 

@@ -2,6 +2,8 @@
 //! capture decoupled from the analysis, following growing captures. Kept
 //! out of the core library so that only what needs libpcap links it.
 
+#![warn(missing_docs)]
+
 pub mod drops;
 pub mod filter;
 pub mod follow;

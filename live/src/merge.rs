@@ -30,11 +30,14 @@ impl Lane {
     }
 }
 
+/// The batches of every interface not given out yet, one lane each.
 pub struct Merge {
     lanes: Vec<Lane>,
 }
 
 impl Merge {
+    /// Lanes for `interfaces` interfaces (at least one), none of which has
+    /// said anything of its time yet.
     pub fn new(interfaces: usize) -> Merge {
         Merge {
             lanes: (0..interfaces.max(1))

@@ -22,6 +22,8 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// A budget of `limit` bytes, none held, shared by the capture threads
+    /// and the batches they fill.
     pub fn new(limit: usize) -> Arc<Budget> {
         Arc::new(Budget {
             limit,
@@ -45,14 +47,17 @@ impl Budget {
         self.used.fetch_sub(n, Ordering::AcqRel);
     }
 
+    /// The bytes batches may hold at once (`watch --queue-size`).
     pub fn limit(&self) -> usize {
         self.limit
     }
 
+    /// The bytes the batches alive hold now.
     pub fn used(&self) -> usize {
         self.used.load(Ordering::Acquire)
     }
 
+    /// The most bytes held at once so far (the summary's queue peak).
     pub fn peak(&self) -> usize {
         self.peak.load(Ordering::Relaxed)
     }
@@ -70,10 +75,15 @@ struct Meta {
 /// One frame of a batch, borrowed.
 #[derive(Debug, Clone, Copy)]
 pub struct FrameRef<'a> {
+    /// Index of its interface in the capture's list.
     pub interface: usize,
+    /// Its LINKTYPE (the value a capture file would record).
     pub link_type: u32,
+    /// When the kernel stamped it (epoch ns, CLOCK_REALTIME).
     pub ts_ns: i64,
+    /// Its length on the wire (the captured bytes may be fewer: snap length).
     pub original_len: u32,
+    /// The captured bytes.
     pub data: &'a [u8],
 }
 
@@ -81,7 +91,9 @@ pub struct FrameRef<'a> {
 /// promises about the frames still to come.
 #[derive(Debug)]
 pub struct Batch {
+    /// Index of the interface in the capture's list.
     pub interface: usize,
+    /// The interface's LINKTYPE (every frame of a batch has it).
     pub link_type: u32,
     data: Vec<u8>,
     frames: Vec<Meta>,
@@ -98,6 +110,8 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// An empty batch of one interface; its frames are charged to `budget`
+    /// (None: not counted against any).
     pub fn new(interface: usize, link_type: u32, budget: Option<Arc<Budget>>) -> Batch {
         Batch {
             interface,
@@ -139,10 +153,13 @@ impl Batch {
         true
     }
 
+    /// Frames held.
     pub fn len(&self) -> usize {
         self.frames.len()
     }
 
+    /// Whether it holds no frame (it may still carry a watermark or the
+    /// end of its interface's capture).
     pub fn is_empty(&self) -> bool {
         self.frames.is_empty()
     }
@@ -152,14 +169,17 @@ impl Batch {
         self.data.len()
     }
 
+    /// The time stamp of its `i`th frame (from 0).
     pub fn ts_ns(&self, i: usize) -> Option<i64> {
         self.frames.get(i).map(|m| m.ts_ns)
     }
 
+    /// The time stamp of its last frame; None when empty.
     pub fn last_ts_ns(&self) -> Option<i64> {
         self.frames.last().map(|m| m.ts_ns)
     }
 
+    /// Its `i`th frame (from 0).
     pub fn get(&self, i: usize) -> Option<FrameRef<'_>> {
         let m = self.frames.get(i)?;
         let start = m.offset as usize;
@@ -173,6 +193,7 @@ impl Batch {
         })
     }
 
+    /// Its frames in capture order.
     pub fn iter(&self) -> impl Iterator<Item = FrameRef<'_>> {
         (0..self.len()).filter_map(|i| self.get(i))
     }

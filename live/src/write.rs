@@ -33,6 +33,7 @@ fn block(out: &mut impl Write, kind: u32, body: &[u8]) -> std::io::Result<()> {
 }
 
 impl PcapngWriter {
+    /// Creates (or truncates) `path` and writes the section header.
     pub fn create(path: &Path) -> std::io::Result<Self> {
         // Large writes: one system call per MiB rather than per 8 KiB.
         let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
@@ -99,6 +100,7 @@ impl PcapngWriter {
         o.write_all(&len.to_le_bytes())
     }
 
+    /// Writes out what is buffered; the file is then complete.
     pub fn finish(mut self) -> std::io::Result<()> {
         self.out.flush()
     }

@@ -1,23 +1,22 @@
 //! The analysis options of the Python API, in one list: each option's
-//! keyword (`rto_min_ms`), the command line's flag (`--rto-min-ms`), its
-//! kind, its default (read from [`Settings::default`], the analyzer's
+//! keyword, flag, value name and help text (the analyzer's
+//! [`OptionDoc`], which the command line's `analyze --help` renders too),
+//! its kind, its default (read from [`Settings::default`], the analyzer's
 //! settings and the command line's defaults; a choice's values from the
-//! analyzer's names, [`CapturePoint::NAMES`]), its help text (the words of
-//! `sctp-handover analyze --help`) and how it sets the settings. `analyze_capture(**options)` checks
-//! keywords against it, and `sctp_handover.ANALYSIS_OPTIONS` exports it,
-//! from which the cluster runner builds its command line.
+//! analyzer's names, [`CapturePoint::NAMES`]) and how it sets the
+//! settings. `analyze_capture(**options)` checks keywords against it, and
+//! `sctp_handover.ANALYSIS_OPTIONS` exports it, from which the cluster
+//! runner builds its command line.
 //!
-//! The help texts and flags are the command line's own: python/tests
-//! compare them with `sctp-handover analyze --help`, so the two cannot
-//! drift apart. Their home should be beside `Settings` in the analyzer
-//! (`sctp_handover::settings`, issue #30), with clap taking its help from
-//! there.
+//! What the list adds to the analyzer's (kinds, defaults, order) can still
+//! differ from the command line's: python/tests compares it with
+//! `sctp-handover analyze --help`.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use sctp_handover::handover::CapturePoint;
-use sctp_handover::settings::Settings;
+use sctp_handover::settings::{option, OptionDoc, Settings};
 use std::path::PathBuf;
 
 /// What the keyword arguments of one call ask for: the settings, and the
@@ -82,27 +81,21 @@ enum Value {
 }
 
 struct Spec {
-    name: &'static str,
-    flag: &'static str,
+    /// Keyword, flag, value name and help text.
+    doc: OptionDoc,
     kind: Kind,
-    metavar: Option<&'static str>,
     choices: &'static [&'static str],
-    help: &'static str,
     default: fn(&Settings) -> Value,
     set: fn(&mut Request, &Bound<'_, PyAny>) -> PyResult<()>,
 }
 
-/// The list, in the order of `sctp-handover analyze --help`. Help texts
-/// are the command line's, without the final full stop (as clap shows
-/// them).
+/// The list, in the order of `sctp-handover analyze --help`
+/// ([`sctp_handover::settings::OPTIONS`]).
 const SPECS: &[Spec] = &[
     Spec {
-        name: "verify_checksum",
-        flag: "--verify-checksum",
+        doc: option::VERIFY_CHECKSUM,
         kind: Kind::Flag,
-        metavar: None,
         choices: &[],
-        help: "Check every SCTP packet's CRC32c and count failures",
         default: |s| Value::Bool(s.verify_checksum),
         set: |r, v| {
             r.settings.verify_checksum = v.extract()?;
@@ -110,12 +103,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "udp_encap_ports",
-        flag: "--udp-encap-port",
+        doc: option::UDP_ENCAP_PORTS,
         kind: Kind::IntList,
-        metavar: Some("PORT"),
         choices: &[],
-        help: "Extra UDP port carrying SCTP (RFC 6951); 9899 is always included",
         default: |s| Value::Ints(s.udp_encap_ports.clone()),
         set: |r, v| {
             r.settings.udp_encap_ports = v.extract()?;
@@ -123,12 +113,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "duplicate_window_us",
-        flag: "--duplicate-window-us",
+        doc: option::DUPLICATE_WINDOW_US,
         kind: Kind::Int,
-        metavar: Some("MICROSECONDS"),
         choices: &[],
-        help: "Copies of one packet closer than this are capture duplicates (µs)",
         default: |s| Value::SignedInt(s.duplicate_window_us),
         set: |r, v| {
             r.settings.duplicate_window_us = v.extract()?;
@@ -136,12 +123,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "rto_initial_ms",
-        flag: "--rto-initial-ms",
+        doc: option::RTO_INITIAL_MS,
         kind: Kind::Int,
-        metavar: None,
         choices: &[],
-        help: "RTO.Initial for the per-path RTO estimate (ms)",
         default: |s| Value::SignedInt(s.rto_initial_ms),
         set: |r, v| {
             r.settings.rto_initial_ms = v.extract()?;
@@ -149,12 +133,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "rto_min_ms",
-        flag: "--rto-min-ms",
+        doc: option::RTO_MIN_MS,
         kind: Kind::Int,
-        metavar: None,
         choices: &[],
-        help: "RTO.Min for the per-path RTO estimate (ms)",
         default: |s| Value::SignedInt(s.rto_min_ms),
         set: |r, v| {
             r.settings.rto_min_ms = v.extract()?;
@@ -162,12 +143,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "rto_max_ms",
-        flag: "--rto-max-ms",
+        doc: option::RTO_MAX_MS,
         kind: Kind::Int,
-        metavar: None,
         choices: &[],
-        help: "RTO.Max for the per-path RTO estimate (ms)",
         default: |s| Value::SignedInt(s.rto_max_ms),
         set: |r, v| {
             r.settings.rto_max_ms = v.extract()?;
@@ -175,12 +153,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "pmr",
-        flag: "--pmr",
+        doc: option::PMR,
         kind: Kind::Int,
-        metavar: None,
         choices: &[],
-        help: "Path.Max.Retrans used to infer inactive paths",
         default: |s| Value::Int(u64::from(s.pmr)),
         set: |r, v| {
             r.settings.pmr = v.extract()?;
@@ -188,13 +163,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "pf_retrans",
-        flag: "--pf-retrans",
+        doc: option::PF_RETRANS,
         kind: Kind::Int,
-        metavar: Some("N"),
         choices: &[],
-        help: "The potentially-failed threshold (RFC 7829 PFMR; Linux's net.sctp.pf_retrans) \
-               used to infer potentially failed paths",
         default: |s| {
             s.pf_retrans
                 .map_or(Value::Nothing, |n| Value::Int(u64::from(n)))
@@ -206,13 +177,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "no_pf",
-        flag: "--no-pf",
+        doc: option::NO_PF,
         kind: Kind::Flag,
-        metavar: None,
         choices: &[],
-        help: "Infer no potentially failed state (a sender with it off, as Linux with \
-               net.sctp.pf_enable = 0)",
         default: |s| Value::Bool(s.pf_retrans.is_none()),
         set: |r, v| {
             r.no_pf = v.extract()?;
@@ -220,15 +187,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "events",
-        flag: "--events",
+        doc: option::EVENTS,
         kind: Kind::Path,
-        metavar: Some("FILE"),
         choices: &[],
-        help: "Ground-truth events (JSON lines or CSV: time, kind ∈ link_down, link_up, addr_up, \
-               addr_down, address, interface), e.g. the harness's events.jsonl; anchors the \
-               components packets cannot show. Without it, a harness run's events.jsonl beside \
-               a capture is used",
         default: |_| Value::Nothing,
         set: |r, v| {
             r.settings.events = v.extract::<Option<PathBuf>>()?;
@@ -236,13 +197,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "capture_point",
-        flag: "--capture-point",
+        doc: option::CAPTURE_POINT,
         kind: Kind::Choice,
-        metavar: None,
         choices: CapturePoint::NAMES,
-        help: "Where the capture was taken; recorded with the handover results. Without it, a \
-               harness capture named mn.pcap / cn.pcap says",
         default: |s| Value::Text(s.capture_point.as_str()),
         set: |r, v| {
             let name: String = v.extract()?;
@@ -253,13 +210,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "no_harness_files",
-        flag: "--no-harness-files",
+        doc: option::NO_HARNESS_FILES,
         kind: Kind::Flag,
-        metavar: None,
         choices: &[],
-        help: "Ignore the harness's files beside captures (events.jsonl, the capture side); \
-               scenario and parameters are still recorded",
         default: |_| Value::Bool(false),
         set: |r, v| {
             r.harness_files = !v.extract::<bool>()?;
@@ -267,13 +220,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "max_associations",
-        flag: "--max-associations",
+        doc: option::MAX_ASSOCIATIONS,
         kind: Kind::Int,
-        metavar: Some("N"),
         choices: &[],
-        help: "Associations alive at once; past it, packets of further ones are counted as not \
-               tracked and the file reports the limit reached",
         default: |s| Value::Int(s.max_associations as u64),
         set: |r, v| {
             r.settings.max_associations = v.extract()?;
@@ -281,12 +230,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "max_paths",
-        flag: "--max-paths",
+        doc: option::MAX_PATHS,
         kind: Kind::Int,
-        metavar: Some("N"),
         choices: &[],
-        help: "Paths (address pairs) of one association",
         default: |s| Value::Int(s.max_paths as u64),
         set: |r, v| {
             r.settings.max_paths = v.extract()?;
@@ -294,12 +240,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "max_addresses",
-        flag: "--max-addresses",
+        doc: option::MAX_ADDRESSES,
         kind: Kind::Int,
-        metavar: Some("N"),
         choices: &[],
-        help: "Addresses of one endpoint",
         default: |s| Value::Int(s.max_addresses as u64),
         set: |r, v| {
             r.settings.max_addresses = v.extract()?;
@@ -307,12 +250,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "tsn_window",
-        flag: "--tsn-window",
+        doc: option::TSN_WINDOW,
         kind: Kind::Int,
-        metavar: Some("N"),
         choices: &[],
-        help: "Outstanding TSNs remembered per data direction",
         default: |s| Value::Int(s.tsn_window as u64),
         set: |r, v| {
             r.settings.tsn_window = v.extract()?;
@@ -320,13 +260,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "max_events",
-        flag: "--max-events",
+        doc: option::MAX_EVENTS,
         kind: Kind::Int,
-        metavar: Some("N"),
         choices: &[],
-        help: "Events of one association held at once until they are written (a long \
-               association writes them in parts of 256)",
         default: |s| Value::Int(s.max_events as u64),
         set: |r, v| {
             r.settings.max_events = v.extract()?;
@@ -334,13 +270,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "filter",
-        flag: "--filter",
+        doc: option::FILTER,
         kind: Kind::Text,
-        metavar: Some("EXPR"),
         choices: &[],
-        help: "Analyse only the frames this capture filter accepts (libpcap syntax, as \
-               `tcpdump -r FILE EXPR`); the others are counted as filtered out",
         default: |_| Value::Nothing,
         set: |r, v| {
             r.filter = v.extract()?;
@@ -348,12 +280,9 @@ const SPECS: &[Spec] = &[
         },
     },
     Spec {
-        name: "max_reassembly",
-        flag: "--max-reassembly",
+        doc: option::MAX_REASSEMBLY,
         kind: Kind::Int,
-        metavar: Some("N"),
         choices: &[],
-        help: "Fragmented IP datagrams in reassembly at once",
         default: |s| Value::Int(s.max_reassembly as u64),
         set: |r, v| {
             r.settings.max_reassembly = v.extract()?;
@@ -380,7 +309,7 @@ pub fn request_from(options: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResul
             request.harness_files = value.extract()?;
             continue;
         }
-        let spec = SPECS.iter().find(|s| s.name == key).ok_or_else(|| {
+        let spec = SPECS.iter().find(|s| s.doc.name == key).ok_or_else(|| {
             PyTypeError::new_err(format!(
                 "unknown option {key:?} (see sctp_handover.ANALYSIS_OPTIONS)"
             ))
@@ -443,13 +372,13 @@ pub fn exported<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         out.push(Bound::new(
             py,
             AnalysisOption {
-                name: spec.name,
-                flag: spec.flag,
+                name: spec.doc.name,
+                flag: spec.doc.flag,
                 kind: spec.kind.name(),
                 default: value_to_py(py, (spec.default)(&defaults))?,
                 choices: spec.choices.to_vec(),
-                metavar: spec.metavar,
-                help: spec.help,
+                metavar: spec.doc.value_name,
+                help: spec.doc.help,
             },
         )?);
     }

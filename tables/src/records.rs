@@ -16,10 +16,15 @@ use std::net::IpAddr;
 
 /// The rows of every table but `files`, for the associations of one input.
 pub struct AssociationTables {
+    /// The `associations` table's rows.
     pub associations: Rows,
+    /// The `paths` table's rows.
     pub paths: Rows,
+    /// The `asconf` table's rows.
     pub asconf: Rows,
+    /// The `events` table's rows.
     pub events: Rows,
+    /// The `handovers` table's rows.
     pub handovers: Rows,
     /// What the parts of associations still alive held, for their
     /// `associations` row ([`AssociationTables::add_part`]).
@@ -63,6 +68,7 @@ impl Default for AssociationTables {
 }
 
 impl AssociationTables {
+    /// No rows yet.
     pub fn new() -> Self {
         AssociationTables {
             associations: Rows::new(&schema::ASSOCIATIONS),
@@ -102,18 +108,59 @@ impl AssociationTables {
     /// Adds one finished association; `capture_point` is the file's (each
     /// handover row carries it: the components depend on it).
     pub fn add(&mut self, r: &AssociationReport, capture_point: CapturePoint) {
+        self.add_captured(r, capture_point, None);
+    }
+
+    /// [`AssociationTables::add`] for a live capture: `drops` holds, per
+    /// handover in order, the drop spans it meets as text (None: none),
+    /// for the `capture_drops*` columns ([`schema::HANDOVERS_CAPTURE_DROPS`]).
+    pub fn add_live(
+        &mut self,
+        r: &AssociationReport,
+        capture_point: CapturePoint,
+        drops: &[Option<String>],
+    ) {
+        self.add_captured(r, capture_point, Some(drops));
+    }
+
+    fn add_captured(
+        &mut self,
+        r: &AssociationReport,
+        capture_point: CapturePoint,
+        drops: Option<&[Option<String>]>,
+    ) {
         let id = r.association.id;
         let mut counts = self.carried.remove(&id).unwrap_or_default();
         counts.add(Carried::of(&r.events, &r.handovers));
         association_row(&mut self.associations, r, counts);
         path_rows(&mut self.paths, r);
-        self.add_results(id, &r.events, &r.handovers, capture_point);
+        self.add_results(id, &r.events, &r.handovers, capture_point, drops);
     }
 
     /// Adds the rows of a part of a long association's results handed on
     /// before it finished; its `associations` and `paths` rows come with
     /// [`AssociationTables::add`].
     pub fn add_part(&mut self, part: &AssociationPart, capture_point: CapturePoint) {
+        self.add_part_captured(part, capture_point, None);
+    }
+
+    /// [`AssociationTables::add_part`] for a live capture, with the drop
+    /// spans each handover meets ([`AssociationTables::add_live`]).
+    pub fn add_part_live(
+        &mut self,
+        part: &AssociationPart,
+        capture_point: CapturePoint,
+        drops: &[Option<String>],
+    ) {
+        self.add_part_captured(part, capture_point, Some(drops));
+    }
+
+    fn add_part_captured(
+        &mut self,
+        part: &AssociationPart,
+        capture_point: CapturePoint,
+        drops: Option<&[Option<String>]>,
+    ) {
         self.carried
             .entry(part.association)
             .or_default()
@@ -123,6 +170,7 @@ impl AssociationTables {
             &part.events,
             &part.handovers,
             capture_point,
+            drops,
         );
     }
 
@@ -132,11 +180,14 @@ impl AssociationTables {
         events: &[Event],
         handovers: &[Handover],
         capture_point: CapturePoint,
+        drops: Option<&[Option<String>]>,
     ) {
         asconf_rows(&mut self.asconf, id, events);
         event_rows(&mut self.events, id, events, handovers);
-        for h in handovers {
-            handover_row(&mut self.handovers, h, id, capture_point);
+        for (i, h) in handovers.iter().enumerate() {
+            // Live, a handover without an entry met no drop span.
+            let dropped = drops.map(|d| d.get(i).and_then(Option::as_deref));
+            handover_row(&mut self.handovers, h, id, capture_point, dropped);
         }
     }
 }
@@ -158,13 +209,20 @@ fn rtt(rows: &mut Rows, s: &RttStats) {
 
 /// How a file was handled, beside what its analysis says.
 pub struct FileOutcome<'a> {
+    /// `ok`, `truncated`, `failed` or `skipped` (the `status` column).
     pub status: &'a str,
+    /// Why it failed, was cut short or skipped; None when `ok`.
     pub error: Option<String>,
+    /// Its size; None when unknown (standard input, a live capture).
     pub size_bytes: Option<u64>,
+    /// What its analysis found; None when it was not analysed (the
+    /// analysis columns are then null).
     pub report: Option<&'a FileReport>,
+    /// Wall-clock seconds its analysis took.
     pub seconds: f64,
 }
 
+/// Pushes the `files` table's row of one input.
 pub fn file_row(rows: &mut Rows, o: &FileOutcome<'_>) {
     rows.text(o.status).str(o.error.clone()).u64(o.size_bytes);
     match o.report {
@@ -744,7 +802,15 @@ fn component(rows: &mut Rows, c: Option<&Component>) {
     }
 }
 
-fn handover_row(rows: &mut Rows, h: &Handover, association: u32, capture_point: CapturePoint) {
+/// `dropped`: None when not captured live (the `capture_drops*` columns
+/// null), else the drop spans the handover meets (None: none).
+fn handover_row(
+    rows: &mut Rows,
+    h: &Handover,
+    association: u32,
+    capture_point: CapturePoint,
+    dropped: Option<Option<&str>>,
+) {
     let f = h.failover.as_ref();
     rows.u64(u64::from(association))
         .u64(h.sender as u64)
@@ -780,11 +846,13 @@ fn handover_row(rows: &mut Rows, h: &Handover, association: u32, capture_point: 
         .u64(f.and_then(|x| x.observed_pf_retrans.map(u64::from)))
         .u64(f.map(|x| x.counter_resets.len() as u64))
         .u64(f.map(|x| x.spurious_expiries.len() as u64))
-        .f64(f.and_then(|x| x.predicted_eq3_ms))
-        .f64(f.and_then(|x| x.predicted_eq4_ms));
+        .f64(f.and_then(|x| x.predicted_backoff_ms))
+        .f64(f.and_then(|x| x.predicted_fixed_rto_ms));
     // The schema's columns per component follow the same list.
     for c in COMPONENTS {
         component(rows, (c.get)(h));
     }
+    rows.bool(dropped.map(|d| d.is_some()))
+        .str(dropped.flatten());
     rows.end();
 }

@@ -110,6 +110,7 @@ fn value_bytes(ty: Ty) -> usize {
 
 /// Rows of one table, built a row at a time.
 pub struct Rows {
+    /// The table's columns, in the order values are pushed.
     pub columns: &'static [Col],
     builders: Vec<ColumnBuilder>,
     /// Rows ended with [`Rows::end`].
@@ -121,6 +122,7 @@ pub struct Rows {
 }
 
 impl Rows {
+    /// No rows of `table` yet.
     pub fn new(table: &Table) -> Self {
         Rows {
             columns: table.columns,
@@ -139,10 +141,12 @@ impl Rows {
         self.complete_rows * self.row_bytes + self.text_bytes
     }
 
+    /// Rows ended and not yet taken.
     pub fn len(&self) -> usize {
         self.complete_rows
     }
 
+    /// Whether no row is buffered.
     pub fn is_empty(&self) -> bool {
         self.complete_rows == 0
     }
@@ -179,6 +183,7 @@ impl Rows {
         )
     }
 
+    /// The next column's value, a UInt64 (None: null).
     pub fn u64(&mut self, v: impl Into<Option<u64>>) -> &mut Self {
         match self.slot() {
             ColumnBuilder::U64(c) => c.append_option(v.into()),
@@ -187,6 +192,7 @@ impl Rows {
         self
     }
 
+    /// The next column's value, a Float64 (None: null).
     pub fn f64(&mut self, v: impl Into<Option<f64>>) -> &mut Self {
         match self.slot() {
             ColumnBuilder::F64(c) => c.append_option(v.into()),
@@ -195,6 +201,7 @@ impl Rows {
         self
     }
 
+    /// The next column's value, a String (None: null).
     pub fn str(&mut self, v: Option<impl AsRef<str>>) -> &mut Self {
         let len = v.as_ref().map_or(0, |s| s.as_ref().len());
         match self.slot() {
@@ -212,10 +219,12 @@ impl Rows {
         self.str(v.map(|a| text.of(a)))
     }
 
+    /// The next column's value, a String that is never null.
     pub fn text(&mut self, v: impl AsRef<str>) -> &mut Self {
         self.str(Some(v))
     }
 
+    /// The next column's value, a Boolean (None: null).
     pub fn bool(&mut self, v: impl Into<Option<bool>>) -> &mut Self {
         match self.slot() {
             ColumnBuilder::Bool(c) => c.append_option(v.into()),

@@ -6,15 +6,22 @@
 /// written as Parquet `TIMESTAMP(NANOS, UTC)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ty {
+    /// An unsigned 64-bit integer (counts, frame numbers, TSNs).
     U64,
+    /// A signed 64-bit integer.
     I64,
+    /// A 64-bit float (durations in ms, rates).
     F64,
+    /// UTF-8 text (addresses, names, reasons).
     Str,
+    /// True or false.
     Bool,
+    /// An instant: UTC nanoseconds since the epoch.
     Time,
 }
 
 impl Ty {
+    /// The type's name as polars prints it (docs/tables.md's type column).
     pub fn name(self) -> &'static str {
         match self {
             Ty::U64 => "UInt64",
@@ -27,9 +34,13 @@ impl Ty {
     }
 }
 
+/// One column of a table: its definition everywhere it is written or
+/// documented.
 #[derive(Debug, Clone, Copy)]
 pub struct Col {
+    /// The column's name (snake_case, unit as a suffix: `_ms`, `_bytes`).
     pub name: &'static str,
+    /// Its logical type.
     pub ty: Ty,
     /// Unit ("" when none).
     pub unit: &'static str,
@@ -46,11 +57,16 @@ const fn col(name: &'static str, ty: Ty, unit: &'static str, doc: &'static str) 
     }
 }
 
+/// One table of a dataset: its directory name, what a row stands for and
+/// its columns (the provenance columns come first in every table and are
+/// not listed here).
 #[derive(Debug)]
 pub struct Table {
+    /// The table's directory in the dataset (`handovers`).
     pub name: &'static str,
     /// One row per …
     pub row: &'static str,
+    /// Its own columns, in order.
     pub columns: &'static [Col],
 }
 
@@ -108,8 +124,14 @@ pub const PARAM_PREFIX: &str = "param_";
 /// `timestamp[ns, tz=UTC]`, RFC 3339 with `+00:00` in JSON lines).
 /// 2: the provenance columns `run_valid`, `run_invalid_reason` (parts
 /// without them would read as runs of unknown validity).
-pub const FORMAT_REVISION: u32 = 2;
+/// 3: the handovers table's `capture_drops_overlap`, `capture_drops` in
+/// every part (only a live watch's parts had them); the failover
+/// predictions' columns renamed (`failover_predicted_eq3_ms` →
+/// `failover_predicted_backoff_ms`, `failover_predicted_eq4_ms` →
+/// `failover_predicted_fixed_rto_ms`).
+pub const FORMAT_REVISION: u32 = 3;
 
+/// One row per input: how it was read and what its analysis counted.
 pub const FILES: Table = Table {
     name: "files",
     row: "input file (captures, and files found in a directory that are not captures)",
@@ -150,6 +172,7 @@ pub const FILES: Table = Table {
     ],
 };
 
+/// One row per association.
 pub const ASSOCIATIONS: Table = Table {
     name: "associations",
     row: "association (endpoint 0 is the INIT sender, see docs/metrics.md)",
@@ -185,6 +208,7 @@ pub const ASSOCIATIONS: Table = Table {
     ],
 };
 
+/// One row per path of an association.
 pub const PATHS: Table = Table {
     name: "paths",
     row: "path: an ordered (source, destination) address pair of an association",
@@ -294,6 +318,7 @@ pub const PATHS: Table = Table {
     ],
 };
 
+/// One row per ASCONF request parameter, with its answer.
 pub const ASCONF: Table = Table {
     name: "asconf",
     row: "request parameter of an ASCONF chunk (ADD-IP, DELETE-IP, SET-PRIMARY), with its ASCONF-ACK and result; an ASCONF without request parameters has one row with null request columns",
@@ -322,6 +347,7 @@ pub const ASCONF: Table = Table {
     ],
 };
 
+/// One row per event of an association (docs/metrics.md's events).
 pub const EVENTS: Table = Table {
     name: "events",
     row: "event: association start/end, address learned/deleted, path seen, HEARTBEAT with its ACK, ASCONF, ASCONF-ACK, SET-PRIMARY taking effect, path switch, T3 expiry, spurious expiry, error counter cleared, inferred potentially failed/inactive/active, ICMP error",
@@ -343,6 +369,7 @@ pub const EVENTS: Table = Table {
     ],
 };
 
+/// The handovers table's columns before the latency components'.
 pub const HANDOVERS_FIXED: &[Col] = &[
     col("association", Ty::U64, "", ""),
     col(
@@ -467,7 +494,7 @@ pub const HANDOVERS_FIXED: &[Col] = &[
         "failover_observed_pmr",
         Ty::U64,
         "",
-        "the old path's error count at its last expiry before the switch minus one; null when the switch came at the potentially-failed state",
+        "the old path's error count at its last expiry before the switch (or at the unanswered HEARTBEAT counted right after it that made the path fail) minus one; null when the switch came at the potentially-failed state",
     ),
     col(
         "failover_old_path_state",
@@ -494,16 +521,40 @@ pub const HANDOVERS_FIXED: &[Col] = &[
         "T3 expiries before the switch later shown spurious (a retransmitted TSN reported received twice)",
     ),
     col(
-        "failover_predicted_eq3_ms",
+        "failover_predicted_backoff_ms",
         Ty::F64,
         "ms",
-        "Bokor eq. (3) with the observed PMR and RTO",
+        "failover time predicted with the RTO doubled at each expiry (capped at RTO.Max) from the observed PMR and RTO",
     ),
     col(
-        "failover_predicted_eq4_ms",
+        "failover_predicted_fixed_rto_ms",
         Ty::F64,
         "ms",
-        "Bokor eq. (4): PMR × RTO",
+        "failover time predicted with a fixed RTO: observed PMR × RTO",
+    ),
+];
+
+/// The handovers table's last columns: what a live `watch` knows of the
+/// frames lost while it captured (docs/watch.md, "Drops by cause, and the
+/// results they touch"). A capture file does not say which frames were
+/// lost where, so `analyze` and a watch that follows a file write them
+/// null: one schema for the table whichever command wrote a part of the
+/// dataset.
+pub const HANDOVERS_CAPTURE_DROPS: &[Col] = &[
+    col(
+        "capture_drops_overlap",
+        Ty::Bool,
+        "",
+        "captured live by `watch`: whether frames were lost (by the kernel, the interface or \
+         the watch's queue) within the instants the handover rests on, its components then \
+         possibly incomplete; null when not captured live (`analyze`, `watch --follow`)",
+    ),
+    col(
+        "capture_drops",
+        Ty::Str,
+        "",
+        "captured live by `watch`: the drop spans the handover meets (cause, interface, frames, \
+         from–to; `; ` between spans); null when none or not captured live",
     ),
 ];
 
@@ -511,7 +562,7 @@ pub const HANDOVERS_FIXED: &[Col] = &[
 /// component, in the order of the analyzer's component descriptors
 /// ([`sctp_handover::handover::COMPONENTS`], docs/metrics.md's order): each
 /// becomes `<name>_ms`, `<name>_from_frame`, `<name>_to_frame`,
-/// `<name>_missing`.
+/// `<name>_missing`; then [`HANDOVERS_CAPTURE_DROPS`].
 pub fn handover_columns() -> &'static [Col] {
     static COLUMNS: std::sync::OnceLock<Vec<Col>> = std::sync::OnceLock::new();
     COLUMNS.get_or_init(|| {
@@ -535,10 +586,13 @@ pub fn handover_columns() -> &'static [Col] {
             cols.push(col(leak("_to_frame"), Ty::U64, "", "frame it ends at"));
             cols.push(col(leak("_missing"), Ty::Str, "", "why it is null"));
         }
+        cols.extend_from_slice(HANDOVERS_CAPTURE_DROPS);
         cols
     })
 }
 
+/// The `handovers` table: one row per data path switch
+/// ([`handover_columns`]).
 pub fn handovers() -> Table {
     Table {
         name: "handovers",

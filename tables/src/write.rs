@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 pub enum TableFormat {
     /// Apache Parquet (the default), its pages compressed with the codec.
     Parquet(ParquetCodec),
+    /// Comma-separated text with a header line; a null is an empty field.
     Csv,
     /// Newline-delimited JSON, one object per row.
     JsonLines,
@@ -32,9 +33,13 @@ pub enum TableFormat {
 /// associations for files a quarter smaller (docs/performance.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParquetCodec {
+    /// Snappy (the default).
     Snappy,
+    /// Zstandard at polars' default level.
     Zstd,
+    /// LZ4 (Parquet's `LZ4_RAW`).
     Lz4,
+    /// No compression (`none`).
     Uncompressed,
 }
 
@@ -65,6 +70,7 @@ impl TableFormat {
     /// Parquet with the default codec.
     pub const PARQUET: TableFormat = TableFormat::Parquet(ParquetCodec::Snappy);
 
+    /// The part files' extension (`parquet`, `csv`, `jsonl`).
     pub fn extension(self) -> &'static str {
         match self {
             TableFormat::Parquet(_) => "parquet",
@@ -77,7 +83,9 @@ impl TableFormat {
 /// A parameter value of a harness sweep.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ParamValue {
+    /// A value that parses as a number (`hb_interval=1000`).
     Number(f64),
+    /// Any other value, as written in the run directory's name.
     Text(String),
 }
 
@@ -85,12 +93,19 @@ pub enum ParamValue {
 /// then one column per swept parameter of the run).
 #[derive(Debug, Clone, Default)]
 pub struct Provenance {
+    /// The `source` column: the input's path as found.
     pub source: String,
+    /// The harness scenario of the run the capture belongs to; None
+    /// outside a harness run.
     pub scenario: Option<String>,
+    /// The harness repetition (run directory `rNN`).
     pub repetition: Option<u64>,
+    /// `mn` or `cn` for a harness capture named mn.pcap / cn.pcap.
     pub capture_side: Option<String>,
     /// Whether the harness run's scripted actions took effect.
     pub run_valid: Option<bool>,
+    /// Why the run is invalid, one reason per action that did not take
+    /// effect (`; `-separated), or why it could not be checked.
     pub run_invalid_reason: Option<String>,
     /// (column name without prefix, value or null), in the run's column
     /// order, with each column's type fixed for the whole run.
@@ -100,7 +115,9 @@ pub struct Provenance {
 /// A parameter column's type, the same for every part of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParamType {
+    /// Float64: every value of the run is a number.
     Number,
+    /// String: some value is not a number.
     Text,
 }
 
