@@ -22,9 +22,13 @@ use std::time::Instant;
 /// the analysis goes on (docs/performance.md).
 pub const FLUSH_BYTES: usize = 1 << 20;
 
+/// What an `analyze --out` run writes and how (the settings a dataset's
+/// fingerprint is taken from, and how the work is shared out).
 #[derive(Debug, Clone)]
 pub struct BatchConfig {
+    /// The dataset's directory (`--out`).
     pub out: PathBuf,
+    /// The table format of its parts.
     pub format: TableFormat,
     /// Worker threads; 0 = all cores.
     pub jobs: usize,
@@ -32,6 +36,7 @@ pub struct BatchConfig {
     pub force: bool,
     /// (index, count), 0-based.
     pub shard: Option<(u64, u64)>,
+    /// The analysis options every input is analysed with.
     pub options: AnalysisOptions,
     /// Use the harness's events.jsonl and capture side found beside a
     /// capture (when `options` has no anchors of its own).
@@ -41,19 +46,27 @@ pub struct BatchConfig {
 /// How one input ended.
 #[derive(Debug, Clone)]
 pub struct Outcome {
+    /// The input's path as found.
     pub source: String,
     /// `ok`, `truncated`, `failed`, `skipped`.
     pub status: String,
+    /// Why it failed, was cut short or skipped; None when `ok`.
     pub error: Option<String>,
+    /// Associations found.
     pub associations: u64,
+    /// Handovers (data path switches) found.
     pub handovers: u64,
+    /// The input's size in bytes (0 when unknown).
     pub bytes: u64,
     /// Already complete in the dataset; not analysed again.
     pub reused: bool,
+    /// Wall-clock seconds its analysis and writing took.
     pub seconds: f64,
 }
 
 impl Outcome {
+    /// Whether the input could not be analysed (what makes the run's exit
+    /// status partial).
     pub fn failed(&self) -> bool {
         self.status == "failed"
     }
@@ -61,6 +74,7 @@ impl Outcome {
 
 /// Told as the batch advances (from worker threads).
 pub trait Progress: Sync {
+    /// One input is done (analysed, reused, failed or skipped).
     fn input_done(&self, _outcome: &Outcome) {}
 }
 
@@ -306,6 +320,8 @@ pub struct PartTables {
 }
 
 impl PartTables {
+    /// Empty tables for the input of part key `key` in `dataset`; every
+    /// handover row gets `capture_point`.
     pub fn new(
         dataset: &Dataset,
         key: &str,
@@ -333,6 +349,29 @@ impl PartTables {
         self.write_when_full(provenance);
     }
 
+    /// [`PartTables::add`] for a live capture: `drops` holds, per handover
+    /// in order, the drop spans it meets as text (None: none).
+    pub fn add_live(
+        &mut self,
+        report: &AssociationReport,
+        drops: &[Option<String>],
+        provenance: &Provenance,
+    ) {
+        self.tables.add_live(report, self.capture_point, drops);
+        self.write_when_full(provenance);
+    }
+
+    /// [`PartTables::add_part`] for a live capture ([`PartTables::add_live`]).
+    pub fn add_part_live(
+        &mut self,
+        part: &AssociationPart,
+        drops: &[Option<String>],
+        provenance: &Provenance,
+    ) {
+        self.tables.add_part_live(part, self.capture_point, drops);
+        self.write_when_full(provenance);
+    }
+
     /// While the rows of all tables hold [`FLUSH_BYTES`], writes the
     /// largest table: each batch is at least a fifth of the budget (most
     /// are the one or two tables with many rows), and a table with few rows
@@ -352,11 +391,6 @@ impl PartTables {
                 self.error = Some(format!("{e:#}"));
             }
         }
-    }
-
-    /// Drops the rows not written yet.
-    pub fn discard_rows(&mut self) {
-        self.tables = AssociationTables::new();
     }
 
     /// Writes the rest and completes every part (renamed into place).
@@ -388,18 +422,34 @@ impl ReportSink for TableSink<'_> {
     }
 }
 
-/// Analyses one input into `sink`: its status (`ok`, `truncated`,
-/// `failed`, `skipped`), error and report. `set_point` is told the
-/// input's capture point before the first association (the handover rows
-/// carry it). A panic in the analysis is caught and becomes the input's
-/// error. Shared by the batch and the Python bindings' `analyze_capture`.
+/// How the analysis of one input ended ([`analyze_input`]).
+pub struct Analysed {
+    /// `ok`, `truncated`, `failed` or `skipped`.
+    pub status: &'static str,
+    /// Why it failed, was cut short or skipped; None when `ok`.
+    pub error: Option<String>,
+    /// The analysis's report; None when it failed or was skipped.
+    pub report: Option<FileReport>,
+    /// The input's bytes could not be read: its file's or stream's read
+    /// failed ([`sctp_handover::capture::CaptureError::is_read_failure`]),
+    /// unlike a capture that ends early, which is `truncated`. `failed`,
+    /// and a dataset keeps no record of it, so the next run reads it again.
+    pub unread: bool,
+}
+
+/// Analyses one input into `sink`: its status, error and report.
+/// `set_point` is told the input's capture point before the first
+/// association (the handover rows carry it). A panic in the analysis is
+/// caught and becomes the input's error. Shared by the batch and the
+/// Python bindings' `analyze_capture`.
 pub fn analyze_input<S: ReportSink>(
     input: &Input,
     config: &BatchConfig,
     sink: &mut S,
     set_point: impl FnOnce(&mut S, CapturePoint),
-) -> (&'static str, Option<String>, Option<FileReport>) {
+) -> Analysed {
     let mut report = None;
+    let mut unread = false;
     let (status, error) = match &input.kind {
         InputKind::NotCapture(why) => ("skipped", Some(why.clone())),
         InputKind::Unreadable(why) => ("failed", Some(format!("{}: {why}", input.source))),
@@ -422,7 +472,10 @@ pub fn analyze_input<S: ReportSink>(
                         report = Some(r);
                         (status, warning)
                     }
-                    Ok(Err(e)) => ("failed", Some(e.to_string())),
+                    Ok(Err(e)) => {
+                        unread = e.is_read_failure();
+                        ("failed", Some(e.to_string()))
+                    }
                     Err(panic) => {
                         let what = panic
                             .downcast_ref::<&str>()
@@ -441,7 +494,12 @@ pub fn analyze_input<S: ReportSink>(
             }
         },
     };
-    (status, error, report)
+    Analysed {
+        status,
+        error,
+        report,
+        unread,
+    }
 }
 
 /// One part writer per table of [`AssociationTables`], for the input
@@ -473,14 +531,25 @@ fn process(
         provenance: &provenance,
     };
 
-    let (status, error, report) = analyze_input(input, config, &mut sink, |sink, point| {
+    let Analysed {
+        status,
+        error,
+        report,
+        unread,
+    } = analyze_input(input, config, &mut sink, |sink, point| {
         sink.parts.capture_point = point
     });
-    // Everything of a failed input is dropped; its parts hold no rows.
+    // Everything of a failed input is dropped, the batches its writers
+    // wrote already too (dropping them removes their files): its parts
+    // hold no rows.
     if status == "failed" {
-        sink.parts.discard_rows();
+        let point = sink.parts.capture_point;
+        sink.parts = PartTables::new(dataset, &key, config.format, point);
     }
-    let finish = sink.parts.finish(&provenance);
+    let finish = dataset
+        .forget(&key)
+        .map_err(|e| anyhow::anyhow!("removing its earlier record: {e}"))
+        .and_then(|()| sink.parts.finish(&provenance));
     let (status, error) = match finish {
         Ok(()) => (status.to_string(), error),
         Err(e) => (
@@ -503,6 +572,11 @@ fn process(
     let written = PartWriter::new(dataset.part("files", &key), config.format)
         .finish(&mut files, &provenance)
         .and_then(|_| {
+            // An input that could not be read is not complete: its `files`
+            // row tells why, and the next run reads it again.
+            if unread {
+                return Ok(());
+            }
             dataset.mark_done(&Done {
                 source: input.source.clone(),
                 size: input.size,

@@ -37,20 +37,33 @@ pub fn in_shard(source: &str, index: u64, count: u64) -> bool {
 /// What is recorded once all of an input's parts are in place.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Done {
+    /// The input's path as found (the `source` column).
     pub source: String,
+    /// Its size in bytes when analysed; None for standard input.
     pub size: Option<u64>,
+    /// Its modification time then (epoch ns): with the size, what tells a
+    /// rerun that the input changed.
     pub modified_ns: Option<i128>,
     /// Analysis options and table format the parts were written with.
     pub fingerprint: String,
+    /// `ok`, `truncated`, `failed` or `skipped`, as the input's `files`
+    /// row says.
     pub status: String,
+    /// Why it failed, was cut short or skipped; None when `ok`.
     pub error: Option<String>,
+    /// Associations found.
     pub associations: u64,
+    /// Handovers (data path switches) found.
     pub handovers: u64,
+    /// The version of sctp-handover that wrote the parts.
     pub tool_version: String,
 }
 
+/// An output directory of tables (`--out`) in one table format.
 pub struct Dataset {
+    /// The directory (`OUT`).
     pub root: PathBuf,
+    /// The format every part is written in.
     pub format: TableFormat,
 }
 
@@ -68,6 +81,14 @@ impl Dataset {
     /// writes one input; listing all parts per task would cost more than
     /// the task).
     pub fn attach(root: &Path, format: TableFormat) -> anyhow::Result<Self> {
+        // Not a directory named `s3:` in the current one.
+        if crate::inputs::is_url(root) {
+            anyhow::bail!(
+                "{}: the output dataset is {}",
+                root.display(),
+                crate::inputs::URL_HINT
+            );
+        }
         std::fs::create_dir_all(root.join(DONE_DIR)).map_err(|e| {
             anyhow::anyhow!("cannot create the output directory {}: {e}", root.display())
         })?;
@@ -77,6 +98,8 @@ impl Dataset {
         })
     }
 
+    /// The finished name of an input's part of `table`
+    /// (`OUT/<table>/part-<key>.<ext>`).
     pub fn part(&self, table: &str, key: &str) -> PathBuf {
         self.root
             .join(table)
@@ -97,6 +120,16 @@ impl Dataset {
             && done.modified_ns == input.modified_ns
             && done.fingerprint == fingerprint)
             .then_some(done)
+    }
+
+    /// Removes the record of input `key`, before its parts are replaced:
+    /// a run killed while it replaces them then leaves the input to be
+    /// redone, not marked complete over a mix of old and new parts.
+    pub fn forget(&self, key: &str) -> std::io::Result<()> {
+        match std::fs::remove_file(self.done_path(key)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
     }
 
     /// Records an input as complete (after all its parts were renamed

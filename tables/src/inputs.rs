@@ -7,7 +7,10 @@
 use sctp_handover::capture::{self, sniff, CaptureError, CaptureReader, Sniff};
 use sctp_handover::handover::CapturePoint;
 use sctp_handover_harness_check::{check_run_dir, Verdict};
+use sctp_handover_harness_formats::{Meta, Scenario};
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// Files the harness writes beside its captures: not inputs of their own.
 const HARNESS_FILES: [&str; 10] = [
@@ -24,6 +27,7 @@ const HARNESS_FILES: [&str; 10] = [
     "watch.log",
 ];
 
+/// What an input found on the command line or in a directory is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputKind {
     /// A capture by its magic number, or a file named on the command line
@@ -35,21 +39,63 @@ pub enum InputKind {
     Unreadable(String),
 }
 
+/// One input of a batch run: a file (or standard input) and what is
+/// known of it before its analysis.
 #[derive(Debug, Clone)]
 pub struct Input {
+    /// Where to read it (`-` for standard input).
     pub path: PathBuf,
     /// The path as found, for messages and the `source` column.
     pub source: String,
+    /// Its size in bytes; None when unknown (standard input).
     pub size: Option<u64>,
     /// Modification time (ns since the epoch), for resuming.
     pub modified_ns: Option<i128>,
+    /// Whether it is analysed, only listed, or unreadable.
     pub kind: InputKind,
+    /// The harness run it belongs to, when the harness's files lie beside it.
     pub run: Option<HarnessRun>,
+    /// The bytes of the capture, when they come from a stream rather
+    /// than from `path` (the Python bindings reading an object from
+    /// object storage as it downloads; `path` then only names it and
+    /// finds the harness files mirrored beside it).
+    pub stream: Option<InputStream>,
+}
+
+/// A capture's byte stream, read once by the input's one analysis.
+#[derive(Clone)]
+pub struct InputStream {
+    /// What the capture's errors and report name (its URL).
+    name: PathBuf,
+    reader: Arc<Mutex<Option<Box<dyn Read + Send>>>>,
+}
+
+impl InputStream {
+    /// The stream `reader` of the capture `name` (what its errors and
+    /// report call it).
+    pub fn new(name: impl Into<PathBuf>, reader: impl Read + Send + 'static) -> Self {
+        InputStream {
+            name: name.into(),
+            reader: Arc::new(Mutex::new(Some(Box::new(reader)))),
+        }
+    }
+
+    /// The reader, the first time only.
+    fn take(&self) -> Option<Box<dyn Read + Send>> {
+        self.reader.lock().ok().and_then(|mut r| r.take())
+    }
+}
+
+impl std::fmt::Debug for InputStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("InputStream")
+    }
 }
 
 /// What the replay harness says about the run a capture belongs to.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HarnessRun {
+    /// The scenario of the run (meta.json's `scenario`, else scenario.toml's name).
     pub scenario: Option<String>,
     /// `rNN` of the run directory.
     pub repetition: Option<u64>,
@@ -71,7 +117,9 @@ pub struct HarnessRun {
 /// Where finding inputs went wrong without stopping the rest.
 #[derive(Debug, Clone)]
 pub struct WalkProblem {
+    /// The file or directory.
     pub path: PathBuf,
+    /// What went wrong, in words.
     pub reason: String,
 }
 
@@ -94,6 +142,7 @@ pub fn stdin_input() -> Input {
         modified_ns: None,
         kind: InputKind::Capture,
         run: None,
+        stream: None,
     }
 }
 
@@ -109,7 +158,15 @@ impl Input {
 /// magic is sniffed from a buffered reader, gzip looked through as for a
 /// file), the file otherwise.
 pub fn open_capture(input: &Input) -> Result<CaptureReader, CaptureError> {
-    if input.is_stdin() {
+    if let Some(stream) = &input.stream {
+        match stream.take() {
+            Some(reader) => capture::from_reader(&stream.name, reader),
+            None => Err(CaptureError::Open {
+                path: stream.name.clone(),
+                source: std::io::Error::other("its stream was already read"),
+            }),
+        }
+    } else if input.is_stdin() {
         capture::from_reader(&input.path, std::io::stdin())
     } else {
         capture::open(&input.path)
@@ -125,6 +182,8 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<Input>, Vec<WalkProblem>) {
     for p in paths {
         if is_stdin(p) {
             inputs.push(stdin_input());
+        } else if is_url(p) {
+            inputs.push(input(p, InputKind::Unreadable(URL_HINT.into())));
         } else if p.is_dir() {
             walk(p, &mut inputs, &mut problems);
         } else {
@@ -152,9 +211,7 @@ fn walk(dir: &Path, inputs: &mut Vec<Input>, problems: &mut Vec<WalkProblem>) {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        // Hidden files and folders (.git, a dataset's temporaries) and
-        // the harness's own files are not inputs.
-        if name.starts_with('.') || HARNESS_FILES.contains(&name.as_str()) {
+        if !is_candidate(&name) {
             continue;
         }
         // Symbolic links are followed for files only, so a link cannot
@@ -169,17 +226,50 @@ fn walk(dir: &Path, inputs: &mut Vec<Input>, problems: &mut Vec<WalkProblem>) {
         if !path.is_file() {
             continue;
         }
-        let kind = match sniff(&path) {
-            Ok(Sniff::Capture) => InputKind::Capture,
-            Ok(Sniff::Empty) if looks_like_capture_name(&name) => InputKind::Capture,
-            Ok(Sniff::Empty) => InputKind::NotCapture("empty file".into()),
-            Ok(Sniff::Other(_)) if looks_like_capture_name(&name) => InputKind::Capture,
-            Ok(Sniff::Other(head)) => {
-                InputKind::NotCapture(format!("not a pcap or pcapng capture (starts with {head})"))
-            }
-            Err(e) => InputKind::Unreadable(format!("cannot read: {e}")),
-        };
-        inputs.push(input(&path, kind));
+        inputs.push(input(&path, found_kind(&name, sniff(&path))));
+    }
+}
+
+/// What the command line says of an `s3://…` (or other `scheme://`)
+/// argument: it reads local files and standard input; the Python package
+/// reads object storage (docs/scale-out.md, "Object storage").
+pub const URL_HINT: &str = "a URL: sctp-handover reads local files and standard input; archives \
+     and datasets in object storage (s3://…) are read and written by the Python package \
+     (sctp-handover-cluster, sctp_handover.analyze_capture; docs/scale-out.md, \"Object storage\"), \
+     or pipe one object in: `aws s3 cp URL - | sctp-handover analyze -`";
+
+/// Whether `path` is a URL (`scheme://…`, file:// aside), which no local
+/// path of an archive looks like.
+pub fn is_url(path: &Path) -> bool {
+    let text = path.to_string_lossy();
+    let Some((scheme, _)) = text.split_once("://") else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        && !scheme.eq_ignore_ascii_case("file")
+}
+
+/// Whether a name met in a directory may be an input: hidden files and
+/// folders (.git, a dataset's temporaries) and the harness's own files
+/// are not. (Also the listing of an archive in object storage.)
+pub fn is_candidate(name: &str) -> bool {
+    !(name.starts_with('.') || HARNESS_FILES.contains(&name))
+}
+
+/// The kind of a file named `name` met in a directory, from the sniff of
+/// its first bytes.
+pub fn found_kind(name: &str, sniffed: std::io::Result<Sniff>) -> InputKind {
+    match sniffed {
+        Ok(Sniff::Capture) => InputKind::Capture,
+        Ok(Sniff::Empty) if looks_like_capture_name(name) => InputKind::Capture,
+        Ok(Sniff::Empty) => InputKind::NotCapture("empty file".into()),
+        Ok(Sniff::Other(_)) if looks_like_capture_name(name) => InputKind::Capture,
+        Ok(Sniff::Other(head)) => {
+            InputKind::NotCapture(format!("not a pcap or pcapng capture (starts with {head})"))
+        }
+        Err(e) => InputKind::Unreadable(format!("cannot read: {e}")),
     }
 }
 
@@ -212,6 +302,7 @@ pub fn input(path: &Path, kind: InputKind) -> Input {
         modified_ns,
         kind,
         run,
+        stream: None,
     }
 }
 
@@ -219,21 +310,20 @@ pub fn input(path: &Path, kind: InputKind) -> Input {
 /// with meta.json and scenario.toml. None when neither file is there.
 pub fn harness_run(capture: &Path) -> Option<HarnessRun> {
     let dir = capture.parent()?;
-    let meta = std::fs::read_to_string(dir.join("meta.json")).ok();
+    let meta_json = std::fs::read_to_string(dir.join("meta.json")).ok();
     let scenario_toml = std::fs::read_to_string(dir.join("scenario.toml")).ok();
-    if meta.is_none() && scenario_toml.is_none() {
+    if meta_json.is_none() && scenario_toml.is_none() {
         return None;
     }
-    let scenario = meta
-        .as_deref()
-        .and_then(|m| serde_json::from_str::<serde_json::Value>(m).ok())
-        .and_then(|v| v["scenario"].as_str().map(str::to_owned))
-        .or_else(|| {
-            scenario_toml
-                .as_deref()
-                .and_then(|t| t.parse::<toml::Table>().ok())
-                .and_then(|t| t.get("name").and_then(|n| n.as_str()).map(str::to_owned))
-        });
+    // A meta.json that does not parse counts as absent: the verdict is
+    // then checked from events.jsonl, the name taken from scenario.toml.
+    let meta = meta_json.as_deref().and_then(|m| Meta::parse(m).ok());
+    let scenario = meta.as_ref().and_then(|m| m.scenario.clone()).or_else(|| {
+        scenario_toml
+            .as_deref()
+            .and_then(|t| Scenario::from_toml(t).ok())
+            .map(|s| s.name)
+    });
     let dir_name = |d: &Path| d.file_name().map(|n| n.to_string_lossy().into_owned());
     let repetition =
         dir_name(dir).and_then(|n| n.strip_prefix('r').and_then(|d| d.parse::<u64>().ok()));
@@ -247,7 +337,7 @@ pub fn harness_run(capture: &Path) -> Option<HarnessRun> {
         .map(|s| s.to_string_lossy().into_owned())
         .filter(|s| CapturePoint::of_harness_capture(s).is_some());
     let events = Some(dir.join("events.jsonl")).filter(|p| p.is_file());
-    let (valid, invalid_reason) = run_validity(dir, meta.as_deref(), events.is_some());
+    let (valid, invalid_reason) = run_validity(dir, meta.as_ref(), events.is_some());
     Some(HarnessRun {
         scenario,
         repetition,
@@ -264,12 +354,10 @@ pub fn harness_run(capture: &Path) -> Option<HarnessRun> {
 /// same function the harness runs), else unknown.
 fn run_validity(
     dir: &Path,
-    meta: Option<&str>,
+    meta: Option<&Meta>,
     has_events: bool,
 ) -> (Option<bool>, Option<String>) {
-    let recorded = meta
-        .and_then(|m| serde_json::from_str::<serde_json::Value>(m).ok())
-        .and_then(|m| Verdict::from_meta(&m));
+    let recorded = meta.and_then(Verdict::from_meta);
     let verdict = match recorded {
         Some(v) => v,
         None if has_events => match check_run_dir(dir) {
@@ -352,6 +440,15 @@ mod tests {
             (Some(false), Some("a; b"))
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn urls() {
+        assert!(is_url(Path::new("s3://bucket/x.pcap")));
+        assert!(is_url(Path::new("gs://b/p/")));
+        assert!(!is_url(Path::new("file:///tmp/x.pcap")));
+        assert!(!is_url(Path::new("dir/x.pcap")));
+        assert!(!is_url(Path::new("odd:name/x://y")));
     }
 
     #[test]

@@ -6,7 +6,9 @@
 mod modified_pcap;
 mod reader;
 
-pub use reader::{from_reader, open, sniff, CaptureFormat, CaptureReader, ReadOutcome, Sniff};
+pub use reader::{
+    from_reader, open, sniff, sniff_reader, CaptureFormat, CaptureReader, ReadOutcome, Sniff,
+};
 
 use crate::time::Timestamp;
 use std::path::PathBuf;
@@ -65,4 +67,19 @@ pub enum CaptureError {
     NotACapture { path: PathBuf, magic: String },
     #[error("{path}: read error: {reason}")]
     Read { path: PathBuf, reason: String },
+    /// The read of the file, pipe or stream itself failed (EIO, a
+    /// connection reset by an object store), unlike a capture cut short
+    /// or corrupt: not a fact about the capture, another attempt may read
+    /// it whole ([`CaptureError::is_read_failure`]).
+    #[error("{path}: read error: {reason}")]
+    ReadFailed { path: PathBuf, reason: String },
+}
+
+impl CaptureError {
+    /// Whether the input's bytes could not be read ([`CaptureError::ReadFailed`]):
+    /// a dataset keeps no record of such an input, so the next run reads
+    /// it again.
+    pub fn is_read_failure(&self) -> bool {
+        matches!(self, CaptureError::ReadFailed { .. })
+    }
 }

@@ -8,6 +8,7 @@ use pcap_parser::{PcapBlockOwned, PcapError};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 /// Initial read buffer; grown when a single record does not fit.
 const INITIAL_BUFFER: usize = 1 << 20;
@@ -53,6 +54,11 @@ struct Interface {
 pub struct CaptureReader {
     path: PathBuf,
     inner: Box<dyn PcapReaderIterator + Send>,
+    /// The first error of the input's own reads (file, pipe, stream).
+    source_error: FirstError,
+    /// The first error of the bytes the parser reads: the source's, or
+    /// the gzip decoder's (a cut or corrupt stream).
+    decoded_error: FirstError,
     format: CaptureFormat,
     compressed: bool,
     legacy_link_type: u32,
@@ -62,6 +68,34 @@ pub struct CaptureReader {
 }
 
 type Input = Box<dyn Read + Send>;
+
+/// The text of the first I/O error a reader met. pcap-parser turns every
+/// read error into a bare `PcapError::ReadError`; this keeps its cause, and
+/// tells a failed read of the input (an error of the file or stream) from
+/// a gzip stream that does not decode.
+type FirstError = Arc<OnceLock<String>>;
+
+/// A reader that records its first error in a [`FirstError`].
+struct Recorded<R> {
+    inner: R,
+    error: FirstError,
+}
+
+impl<R: Read> Read for Recorded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            match self.inner.read(buf) {
+                // A signal arrived: no failure, read again (as `read_exact` does).
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let _ = self.error.set(e.to_string());
+                    return Err(e);
+                }
+                done => return done,
+            }
+        }
+    }
+}
 
 /// Opens a capture, looking through gzip compression, and checks its magic.
 pub fn open(path: &Path) -> Result<CaptureReader, CaptureError> {
@@ -79,8 +113,14 @@ pub fn from_reader(
     path: &Path,
     input: impl Read + Send + 'static,
 ) -> Result<CaptureReader, CaptureError> {
-    let mut raw = BufReader::new(input);
-    let head = raw.fill_buf().map_err(|e| read_error(path, e))?;
+    let source_error = FirstError::default();
+    let mut raw = BufReader::new(Recorded {
+        inner: input,
+        error: source_error.clone(),
+    });
+    let head = raw
+        .fill_buf()
+        .map_err(|e| read_failed(path, e.to_string()))?;
     if head.is_empty() {
         return Err(CaptureError::Empty {
             path: path.to_owned(),
@@ -89,7 +129,10 @@ pub fn from_reader(
     let compressed = head.starts_with(&GZIP_MAGIC);
     let input: Input = if compressed {
         let mut unzipped = BufReader::new(MultiGzDecoder::new(raw));
-        let head = unzipped.fill_buf().map_err(|e| read_error(path, e))?;
+        let head = unzipped.fill_buf().map_err(|e| match source_error.get() {
+            Some(cause) => read_failed(path, cause.clone()),
+            None => read_error(path, e),
+        })?;
         if head.is_empty() {
             return Err(CaptureError::Empty {
                 path: path.to_owned(),
@@ -109,19 +152,29 @@ pub fn from_reader(
             Box::new(raw)
         }
     };
+    let decoded_error = FirstError::default();
+    let input = Recorded {
+        inner: input,
+        error: decoded_error.clone(),
+    };
     let inner = pcap_parser::create_reader(INITIAL_BUFFER, input).map_err(|e| match e {
         PcapError::HeaderNotRecognized => CaptureError::NotACapture {
             path: path.to_owned(),
             magic: "an unrecognised header".into(),
         },
-        other => CaptureError::Read {
-            path: path.to_owned(),
-            reason: format!("cannot read the file header: {other:?}"),
+        other => match source_error.get() {
+            Some(cause) => read_failed(path, cause.clone()),
+            None => CaptureError::Read {
+                path: path.to_owned(),
+                reason: format!("cannot read the file header: {other:?}"),
+            },
         },
     })?;
     Ok(CaptureReader {
         path: path.to_owned(),
         inner,
+        source_error,
+        decoded_error,
         format: CaptureFormat::Pcap,
         compressed,
         legacy_link_type: 0,
@@ -134,6 +187,14 @@ fn read_error(path: &Path, e: std::io::Error) -> CaptureError {
     CaptureError::Read {
         path: path.to_owned(),
         reason: e.to_string(),
+    }
+}
+
+/// The input's own read failed with `cause`.
+fn read_failed(path: &Path, cause: String) -> CaptureError {
+    CaptureError::ReadFailed {
+        path: path.to_owned(),
+        reason: cause,
     }
 }
 
@@ -164,7 +225,13 @@ pub enum Sniff {
 /// Reads at most the first few bytes (decompressing a gzip header's
 /// first block) to tell captures from other files by magic number.
 pub fn sniff(path: &Path) -> std::io::Result<Sniff> {
-    let mut raw = BufReader::new(File::open(path)?);
+    sniff_reader(File::open(path)?)
+}
+
+/// [`sniff`] of the first bytes of a stream (an object in object storage,
+/// whose head the Python bindings fetch when they list an archive).
+pub fn sniff_reader(input: impl Read) -> std::io::Result<Sniff> {
+    let mut raw = BufReader::new(input);
     let head = raw.fill_buf()?;
     if head.is_empty() {
         return Ok(Sniff::Empty);
@@ -219,7 +286,10 @@ impl CaptureReader {
 
     /// Streams every frame to `on_frame`. Returns when the file ends; a
     /// truncated or corrupt tail ends reading with a warning instead of an
-    /// error, after every complete record has been delivered.
+    /// error, after every complete record has been delivered. A failed
+    /// read of the input itself (an I/O error of the file, pipe or stream:
+    /// the capture may be whole) is the error [`CaptureError::ReadFailed`],
+    /// naming its cause.
     pub fn for_each_frame(
         &mut self,
         mut on_frame: impl FnMut(Frame<'_>),
@@ -342,8 +412,7 @@ impl CaptureReader {
                 Err(PcapError::Eof) => return Ok(outcome),
                 Err(PcapError::Incomplete(_)) => {
                     if self.inner.refill().is_err() {
-                        outcome.warning = Some(self.read_failure(&outcome, offset_before));
-                        return Ok(outcome);
+                        return self.read_failure(outcome, offset_before);
                     }
                 }
                 Err(PcapError::BufferTooSmall) => {
@@ -357,8 +426,7 @@ impl CaptureReader {
                         return Ok(outcome);
                     }
                     if self.inner.refill().is_err() {
-                        outcome.warning = Some(self.read_failure(&outcome, offset_before));
-                        return Ok(outcome);
+                        return self.read_failure(outcome, offset_before);
                     }
                 }
                 Err(PcapError::UnexpectedEof) => {
@@ -370,10 +438,7 @@ impl CaptureReader {
                     ));
                     return Ok(outcome);
                 }
-                Err(PcapError::ReadError) => {
-                    outcome.warning = Some(self.read_failure(&outcome, offset_before));
-                    return Ok(outcome);
-                }
+                Err(PcapError::ReadError) => return self.read_failure(outcome, offset_before),
                 Err(e) => {
                     outcome.warning = Some(format!(
                         "record {} at byte offset {offset_before} is corrupt ({}); stopped reading there",
@@ -413,18 +478,44 @@ impl CaptureReader {
         (len < MIN_BLOCK_LEN).then_some(len)
     }
 
-    /// flate2 reports a cut gzip stream as an I/O error, so a failed read
-    /// ends the file with a warning rather than losing what came before.
-    fn read_failure(&self, outcome: &ReadOutcome, offset: usize) -> String {
-        format!(
-            "read error after record {} at byte offset {offset}{}; everything before it was analysed",
+    /// A read that failed after `outcome`'s records, at `offset`. The
+    /// input's own read failing (EIO, a connection reset) is an error:
+    /// the capture may be whole, only its reading failed, and a partial
+    /// result must not pass for what it holds. flate2 reports a cut gzip
+    /// stream as an I/O error too, and that one ends the file with a
+    /// warning, as a truncated capture does, rather than losing what came
+    /// before.
+    fn read_failure(
+        &self,
+        mut outcome: ReadOutcome,
+        offset: usize,
+    ) -> Result<ReadOutcome, CaptureError> {
+        let decompressed = if self.compressed {
+            " of the decompressed data"
+        } else {
+            ""
+        };
+        if let Some(cause) = self.source_error.get() {
+            return Err(read_failed(
+                &self.path,
+                format!(
+                    "{cause} (after record {} at byte offset {offset}{decompressed})",
+                    outcome.frames
+                ),
+            ));
+        }
+        let cause = self.decoded_error.get().map_or("", String::as_str);
+        outcome.warning = Some(format!(
+            "read error after record {} at byte offset {offset}{decompressed}{}; everything before it was analysed",
             outcome.frames,
-            if self.compressed {
-                " of the decompressed data (truncated or corrupt gzip stream?)"
-            } else {
-                ""
+            match (self.compressed, cause.is_empty()) {
+                (true, true) => " (truncated or corrupt gzip stream?)".to_string(),
+                (true, false) => format!(" (truncated or corrupt gzip stream: {cause})"),
+                (false, true) => String::new(),
+                (false, false) => format!(" ({cause})"),
             },
-        )
+        ));
+        Ok(outcome)
     }
 }
 
@@ -443,4 +534,196 @@ fn pcapng_time(high: u32, low: u32, iface: Interface) -> Timestamp {
     let secs = (units / per_sec) as i64;
     let frac = u128::from(units % per_sec) * NANOS_PER_SEC as u128 / u128::from(per_sec);
     Timestamp::from_parts(secs.saturating_add(iface.offset_secs), frac as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A sample capture: 159 800 bytes, 24 of file header, then records;
+    /// record 130 starts at byte 99 960 and runs past byte 100 000.
+    fn sample() -> Vec<u8> {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../sample-captures/koh-kim-2/mn.pcap");
+        std::fs::read(&path).expect("the sample capture")
+    }
+
+    /// The file's reads, failing with `error` once `limit` bytes were
+    /// given (an EIO of the disk, a connection reset by an object store),
+    /// or ending there when `error` is None (a truncated file).
+    struct FailingAfter {
+        file: File,
+        left: usize,
+        error: Option<std::io::Error>,
+    }
+
+    impl Read for FailingAfter {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.left == 0 {
+                return match self.error.take() {
+                    Some(e) => Err(e),
+                    None => Ok(0),
+                };
+            }
+            let n = buf.len().min(self.left);
+            let n = self.file.read(&mut buf[..n])?;
+            self.left -= n;
+            Ok(n)
+        }
+    }
+
+    fn failing_after(path: &Path, limit: usize, error: Option<std::io::Error>) -> FailingAfter {
+        FailingAfter {
+            file: File::open(path).expect("open"),
+            left: limit,
+            error,
+        }
+    }
+
+    fn frames(reader: &mut CaptureReader) -> (u64, Result<ReadOutcome, CaptureError>) {
+        let mut delivered = 0;
+        let outcome = reader.for_each_frame(|_| delivered += 1);
+        (delivered, outcome)
+    }
+
+    fn temp(name: &str, bytes: &[u8]) -> PathBuf {
+        let path = std::env::temp_dir().join(format!("reader-{}-{name}", std::process::id()));
+        std::fs::write(&path, bytes).expect("write");
+        path
+    }
+
+    #[test]
+    fn a_failed_read_of_the_file_is_an_error_naming_its_cause() {
+        let path = temp("eio.pcap", &sample());
+        let eio = std::io::Error::from_raw_os_error(5);
+        let mut reader =
+            from_reader(&path, failing_after(&path, 100_000, Some(eio))).expect("open");
+        let (delivered, outcome) = frames(&mut reader);
+        let error = outcome.expect_err("a failed read");
+        assert!(error.is_read_failure(), "{error:?}");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{}: read error: Input/output error (os error 5) (after record 129 at byte offset 99960)",
+                path.display()
+            )
+        );
+        // The records before it reached the caller, who drops them.
+        assert_eq!(delivered, 129);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_file_ending_inside_a_record_is_still_a_truncated_capture() {
+        let path = temp("cut.pcap", &sample());
+        let mut reader = from_reader(&path, failing_after(&path, 100_000, None)).expect("open");
+        let (delivered, outcome) = frames(&mut reader);
+        let outcome = outcome.expect("a truncated capture is read");
+        assert_eq!((delivered, outcome.frames), (129, 129));
+        assert_eq!(
+            outcome.warning.as_deref(),
+            Some(
+                "file is truncated: it ends inside record 130 at byte offset 99960 \
+                 (40 bytes of a partial record ignored)"
+            )
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_failed_read_at_the_start_is_a_read_failure() {
+        let path = temp("eio-start.pcap", &sample());
+        let eio = std::io::Error::from_raw_os_error(5);
+        let error = from_reader(&path, failing_after(&path, 0, Some(eio)))
+            .err()
+            .expect("an error");
+        assert!(error.is_read_failure(), "{error:?}");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{}: read error: Input/output error (os error 5)",
+                path.display()
+            )
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    fn gzipped(bytes: &[u8]) -> Vec<u8> {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(bytes).expect("gzip");
+        enc.finish().expect("gzip")
+    }
+
+    #[test]
+    fn under_gzip_a_failed_read_is_an_error_and_a_cut_stream_a_warning_with_its_cause() {
+        let zipped = gzipped(&sample());
+        let path = temp("eio.pcap.gz", &zipped);
+        let cut = zipped.len() * 2 / 3;
+        let reset = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "connection reset");
+        let mut reader = from_reader(&path, failing_after(&path, cut, Some(reset))).expect("open");
+        let error = frames(&mut reader).1.expect_err("a failed read");
+        assert!(error.is_read_failure(), "{error:?}");
+        let text = error.to_string();
+        assert!(
+            text.starts_with(&format!(
+                "{}: read error: connection reset (after record ",
+                path.display()
+            )),
+            "{text}"
+        );
+        assert!(text.ends_with(" of the decompressed data)"), "{text}");
+
+        // The stream simply ends there: a truncated gzip file, read up to
+        // the cut as today, the decoder's words now given.
+        let mut reader = from_reader(&path, failing_after(&path, cut, None)).expect("open");
+        let (delivered, outcome) = frames(&mut reader);
+        let outcome = outcome.expect("a cut gzip stream is read");
+        let warning = outcome.warning.expect("a warning");
+        assert!(delivered > 0 && delivered == outcome.frames);
+        assert!(
+            warning.contains(" of the decompressed data (truncated or corrupt gzip stream: "),
+            "{warning}"
+        );
+        assert!(
+            warning.ends_with("; everything before it was analysed"),
+            "{warning}"
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// An interrupted read (a signal) is read again, not a failure.
+    #[test]
+    fn an_interrupted_read_is_retried() {
+        struct Interrupting {
+            data: std::io::Cursor<Vec<u8>>,
+            calls: usize,
+        }
+        impl Read for Interrupting {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                self.calls += 1;
+                if self.calls % 2 == 0 {
+                    return Err(std::io::ErrorKind::Interrupted.into());
+                }
+                self.data.read(buf)
+            }
+        }
+        let data = sample();
+        let input = Interrupting {
+            data: std::io::Cursor::new(data),
+            calls: 0,
+        };
+        let mut reader = from_reader(Path::new("interrupted.pcap"), input).expect("open");
+        let (delivered, outcome) = frames(&mut reader);
+        let outcome = outcome.expect("read whole");
+        assert_eq!((delivered, outcome.warning), (outcome.frames, None));
+        let whole = open(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../sample-captures/koh-kim-2/mn.pcap"),
+        )
+        .expect("open")
+        .for_each_frame(|_| {})
+        .expect("read")
+        .frames;
+        assert_eq!(delivered, whole);
+    }
 }
