@@ -15,7 +15,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use exit::{usage, Status};
 use sctp_handover::analysis::AnalysisOptions;
 use sctp_handover::handover::CapturePoint;
-use sctp_handover::track::limits::Limits;
+use sctp_handover::settings::option;
 use sctp_handover_live::filter::BpfFilter;
 use sctp_handover_tables::batch::{self, BatchConfig};
 use sctp_handover_tables::inputs::{self, InputKind};
@@ -49,9 +49,6 @@ enum Command {
     /// parameter sweeps.
     #[command(after_help = exit::EXIT_STATUS_HELP)]
     Report(Box<report::ReportArgs>),
-    /// The reproduction report of `make reproduce`: the seed papers'
-    /// experiments replayed by the harness, set beside the published values.
-    Reproduction(Box<report::ReproductionArgs>),
     /// Handovers as they happen: live from interfaces (libpcap) or from a
     /// capture still being written (--follow), one line or JSON line per
     /// event.
@@ -132,8 +129,17 @@ struct AnalyzeArgs {
     /// Captures (pcap, pcapng, optionally gzip-compressed) or directories,
     /// walked recursively; captures are recognised by their magic numbers.
     /// `-` reads a capture from standard input (`tcpdump -w - | …`).
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(required_unless_present = "points", value_name = "PATH")]
     paths: Vec<PathBuf>,
+    /// A capture point of the same traffic as NAME=CAPTURE, given twice
+    /// (`--point mn=mn.pcap --point cn=cn.pcap`), instead of PATHs: each
+    /// capture is analysed as a PATH is, then their packets are paired and
+    /// every handover both saw gets its two-sided record (one seen at one
+    /// point only is listed and counted as one-sided); with --out, also
+    /// the `points`, `owd` and `handovers_two_sided` tables and a one-way
+    /// delay figure (docs/points.md).
+    #[arg(long = "point", value_name = "NAME=CAPTURE", value_parser = points::parse_point, conflicts_with = "paths")]
+    points: Vec<sctp_handover_points::PointInput>,
     /// Write the tables (files, associations, paths, asconf, events,
     /// handovers) as a dataset into DIR (docs/tables.md); inputs already
     /// complete there are not analysed again.
@@ -168,79 +174,123 @@ struct AnalyzeArgs {
     analysis: AnalysisArgs,
 }
 
-/// How captures are analysed (shared by `analyze` and `report`).
+/// How captures are analysed (shared by `analyze`, `report` and `watch`).
+/// Each option's flag, value name and help text are the analyzer's
+/// (`sctp_handover::settings::option`, which the Python package's
+/// `ANALYSIS_OPTIONS` renders too), its default `Settings::default()`'s.
 #[derive(clap::Args, Clone)]
 struct AnalysisArgs {
-    /// Check every SCTP packet's CRC32c and count failures.
-    #[arg(long)]
+    #[arg(long = option::VERIFY_CHECKSUM.long(), help = option::VERIFY_CHECKSUM.help)]
     verify_checksum: bool,
-    /// Extra UDP port carrying SCTP (RFC 6951); 9899 is always included.
-    #[arg(long = "udp-encap-port", value_name = "PORT")]
-    udp_encap_ports: Vec<u16>,
-    /// Copies of one packet closer than this are capture duplicates (µs).
-    #[arg(long, default_value_t = 1000, value_name = "MICROSECONDS")]
-    duplicate_window_us: i64,
-    /// RTO.Initial for the per-path RTO estimate (ms).
-    #[arg(long, default_value_t = 1000)]
-    rto_initial_ms: i64,
-    /// RTO.Min for the per-path RTO estimate (ms).
-    #[arg(long, default_value_t = 1000)]
-    rto_min_ms: i64,
-    /// RTO.Max for the per-path RTO estimate (ms).
-    #[arg(long, default_value_t = 60000)]
-    rto_max_ms: i64,
-    /// Path.Max.Retrans used to infer inactive paths.
-    #[arg(long, default_value_t = 5)]
-    pmr: u32,
-    /// The potentially-failed threshold (RFC 7829 PFMR; Linux's
-    /// net.sctp.pf_retrans) used to infer potentially failed paths.
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pf_retrans: u32,
-    /// Infer no potentially failed state (a sender with it off, as Linux
-    /// with net.sctp.pf_enable = 0).
-    #[arg(long)]
-    no_pf: bool,
-    /// Ground-truth events (JSON lines or CSV: time, kind ∈ link_down,
-    /// link_up, addr_up, addr_down, address, interface), e.g. the harness's
-    /// events.jsonl; anchors the components packets cannot show. Without
-    /// it, a harness run's events.jsonl beside a capture is used.
-    #[arg(long, value_name = "FILE")]
-    events: Option<PathBuf>,
-    /// Where the capture was taken; recorded with the handover results.
-    /// Without it, a harness capture named mn.pcap / cn.pcap says.
     #[arg(
-        long,
-        default_value_t = CapturePoint::Unknown,
-        value_parser = PossibleValuesParser::new(CapturePoint::NAMES).try_map(|s| s.parse::<CapturePoint>())
+        long = option::UDP_ENCAP_PORTS.long(),
+        value_name = option::UDP_ENCAP_PORTS.value_name,
+        help = option::UDP_ENCAP_PORTS.help
+    )]
+    udp_encap_ports: Vec<u16>,
+    #[arg(
+        long = option::DUPLICATE_WINDOW_US.long(),
+        default_value_t = Settings::default().duplicate_window_us,
+        value_name = option::DUPLICATE_WINDOW_US.value_name,
+        help = option::DUPLICATE_WINDOW_US.help
+    )]
+    duplicate_window_us: i64,
+    #[arg(
+        long = option::RTO_INITIAL_MS.long(),
+        default_value_t = Settings::default().rto_initial_ms,
+        help = option::RTO_INITIAL_MS.help
+    )]
+    rto_initial_ms: i64,
+    #[arg(
+        long = option::RTO_MIN_MS.long(),
+        default_value_t = Settings::default().rto_min_ms,
+        help = option::RTO_MIN_MS.help
+    )]
+    rto_min_ms: i64,
+    #[arg(
+        long = option::RTO_MAX_MS.long(),
+        default_value_t = Settings::default().rto_max_ms,
+        help = option::RTO_MAX_MS.help
+    )]
+    rto_max_ms: i64,
+    #[arg(
+        long = option::PMR.long(),
+        default_value_t = Settings::default().pmr,
+        help = option::PMR.help
+    )]
+    pmr: u32,
+    // The default threshold; --no-pf turns the inference off.
+    #[arg(
+        long = option::PF_RETRANS.long(),
+        default_value_t = Settings::default().pf_retrans.unwrap_or_default(),
+        value_name = option::PF_RETRANS.value_name,
+        help = option::PF_RETRANS.help
+    )]
+    pf_retrans: u32,
+    #[arg(long = option::NO_PF.long(), help = option::NO_PF.help)]
+    no_pf: bool,
+    #[arg(
+        long = option::EVENTS.long(),
+        value_name = option::EVENTS.value_name,
+        help = option::EVENTS.help
+    )]
+    events: Option<PathBuf>,
+    #[arg(
+        long = option::CAPTURE_POINT.long(),
+        default_value_t = Settings::default().capture_point,
+        value_parser = PossibleValuesParser::new(CapturePoint::NAMES).try_map(|s| s.parse::<CapturePoint>()),
+        help = option::CAPTURE_POINT.help
     )]
     capture_point: CapturePoint,
-    /// Ignore the harness's files beside captures (events.jsonl, the
-    /// capture side); scenario and parameters are still recorded.
-    #[arg(long)]
+    #[arg(long = option::NO_HARNESS_FILES.long(), help = option::NO_HARNESS_FILES.help)]
     no_harness_files: bool,
-    /// Associations alive at once; past it, packets of further ones are
-    /// counted as not tracked and the file reports the limit reached.
-    #[arg(long, default_value_t = Limits::default().associations, value_name = "N")]
+    #[arg(
+        long = option::MAX_ASSOCIATIONS.long(),
+        default_value_t = Settings::default().max_associations,
+        value_name = option::MAX_ASSOCIATIONS.value_name,
+        help = option::MAX_ASSOCIATIONS.help
+    )]
     max_associations: usize,
-    /// Paths (address pairs) of one association.
-    #[arg(long, default_value_t = Limits::default().paths, value_name = "N")]
+    #[arg(
+        long = option::MAX_PATHS.long(),
+        default_value_t = Settings::default().max_paths,
+        value_name = option::MAX_PATHS.value_name,
+        help = option::MAX_PATHS.help
+    )]
     max_paths: usize,
-    /// Addresses of one endpoint.
-    #[arg(long, default_value_t = Limits::default().addresses, value_name = "N")]
+    #[arg(
+        long = option::MAX_ADDRESSES.long(),
+        default_value_t = Settings::default().max_addresses,
+        value_name = option::MAX_ADDRESSES.value_name,
+        help = option::MAX_ADDRESSES.help
+    )]
     max_addresses: usize,
-    /// Outstanding TSNs remembered per data direction.
-    #[arg(long, default_value_t = Limits::default().tsn_window, value_name = "N")]
+    #[arg(
+        long = option::TSN_WINDOW.long(),
+        default_value_t = Settings::default().tsn_window,
+        value_name = option::TSN_WINDOW.value_name,
+        help = option::TSN_WINDOW.help
+    )]
     tsn_window: usize,
-    /// Events of one association held at once until they are written (a
-    /// long association writes them in parts of 256).
-    #[arg(long, default_value_t = Limits::default().events, value_name = "N")]
+    #[arg(
+        long = option::MAX_EVENTS.long(),
+        default_value_t = Settings::default().max_events,
+        value_name = option::MAX_EVENTS.value_name,
+        help = option::MAX_EVENTS.help
+    )]
     max_events: usize,
-    /// Analyse only the frames this capture filter accepts (libpcap syntax,
-    /// as `tcpdump -r FILE EXPR`); the others are counted as filtered out.
-    #[arg(long, value_name = "EXPR")]
+    #[arg(
+        long = option::FILTER.long(),
+        value_name = option::FILTER.value_name,
+        help = option::FILTER.help
+    )]
     filter: Option<String>,
-    /// Fragmented IP datagrams in reassembly at once.
-    #[arg(long, default_value_t = 64, value_name = "N")]
+    #[arg(
+        long = option::MAX_REASSEMBLY.long(),
+        default_value_t = Settings::default().max_reassembly,
+        value_name = option::MAX_REASSEMBLY.value_name,
+        help = option::MAX_REASSEMBLY.help
+    )]
     max_reassembly: usize,
 }
 
@@ -277,7 +327,6 @@ fn run(command: Command) -> anyhow::Result<Status> {
     match command {
         Command::Analyze(args) => analyze(*args),
         Command::Report(args) => report::run(*args),
-        Command::Reproduction(args) => report::reproduction(*args),
         Command::Watch(args) => watch::run(*args),
         Command::Points(args) => points::run(*args),
         Command::TablesReference => {
@@ -331,6 +380,9 @@ fn check_stdin_once(paths: &[PathBuf]) -> anyhow::Result<()> {
 }
 
 fn analyze(args: AnalyzeArgs) -> anyhow::Result<Status> {
+    if !args.points.is_empty() {
+        return points::analyze(&args);
+    }
     check_stdin_once(&args.paths)?;
     let options = analysis_options(&args.analysis)?;
     let (found, walk_problems) = inputs::discover(&args.paths);

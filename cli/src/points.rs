@@ -8,10 +8,13 @@ use crate::exit::{usage, Status};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use sctp_handover::time::Timestamp;
+use sctp_handover_points::series::{OwdSeries, PathSeries};
+use sctp_handover_points::two_sided::{OneSidedHandover, TwoSidedHandover};
 use sctp_handover_points::{
     analyze_points, Direction, Loss, LossKind, OwdSample, PointInput, PointsOptions, PointsReport,
     PointsSink, Retransmission,
 };
+use sctp_handover_report::figures::owd::{self as owd_fig, Mark, OwdPath};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -43,7 +46,7 @@ enum PointsFormat {
     Jsonl,
 }
 
-fn parse_point(s: &str) -> Result<PointInput, String> {
+pub(crate) fn parse_point(s: &str) -> Result<PointInput, String> {
     match s.split_once('=') {
         Some((name, path)) if !name.is_empty() && !path.is_empty() => Ok(PointInput {
             name: name.to_owned(),
@@ -293,4 +296,350 @@ pub fn run(args: PointsArgs) -> anyhow::Result<Status> {
     Ok(Status::partial_if(
         report.points.iter().any(|p| p.warning.is_some()),
     ))
+}
+
+/// Milliseconds of a nanosecond value, or `null`.
+fn ms_or_null(ns: Option<i64>) -> String {
+    ns.map_or("null".into(), |n| format!("{:.3}", n as f64 / 1e6))
+}
+
+/// The text lines of the two-sided records (after each point's summary).
+fn two_sided_text(out: &mut dyn Write, records: &[TwoSidedHandover]) -> std::io::Result<()> {
+    use sctp_handover_points::two_sided::PARTS;
+    for t in records {
+        writeln!(
+            out,
+            "two-sided handover {}→{} ({} → {} to {} → {}): {} at {} frame {}, {} at {} frame {}",
+            t.sender_point,
+            t.receiver_point,
+            t.from_src,
+            t.from_dst,
+            t.to_src,
+            t.to_dst,
+            t.sender_class,
+            t.sender_point,
+            t.sender_switch_frame,
+            t.receiver_class,
+            t.receiver_point,
+            t.receiver_switch_frame
+        )?;
+        for (role, side) in [("sender", &t.sender), ("receiver", &t.receiver)] {
+            let parts: Vec<String> = PARTS
+                .iter()
+                .map(|p| match (p.get)(side) {
+                    Some(_) => format!("{} {} ms", p.label, ms_or_null((p.get)(side))),
+                    None => format!("{} null", p.label),
+                })
+                .collect();
+            writeln!(
+                out,
+                "  {role} {}: {}{}",
+                side.point,
+                parts.join(", "),
+                side.missing
+                    .as_deref()
+                    .map(|m| format!(" (not decomposed: {m})"))
+                    .unwrap_or_default()
+            )?;
+        }
+        if let Some(a) = &t.asconf {
+            writeln!(
+                out,
+                "  ASCONF {} (serial {}) from {} {} → {}: one-way delay {} ms, peer processing {} ms, ASCONF-ACK one-way delay {} ms{}",
+                a.requests,
+                a.serial,
+                a.requester_point,
+                a.src,
+                a.dst,
+                ms_or_null(Some(a.one_way_delay_ns)),
+                ms_or_null(a.peer_processing_ns),
+                ms_or_null(a.ack_one_way_delay_ns),
+                a.peer_to_first_new_data_ns
+                    .map(|n| format!(
+                        ", the peer's first new DATA on the new path {:.3} ms after it arrived",
+                        n as f64 / 1e6
+                    ))
+                    .unwrap_or_default()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The text lines of the handovers seen at one point only, and the count
+/// line that says how many of each point's handovers are in no two-sided
+/// record (never dropped silently).
+fn one_sided_text(
+    out: &mut dyn Write,
+    names: &[String; 2],
+    two_sided: usize,
+    records: &[OneSidedHandover],
+) -> std::io::Result<()> {
+    for o in records {
+        let role = match o.at_data_sender {
+            Some(true) => "data sender ",
+            Some(false) => "data receiver ",
+            None => "",
+        };
+        writeln!(
+            out,
+            "one-sided handover at {role}{} ({} → {} to {} → {}): {} at {} frame {}, data interrupt {} ms; none at {}: {}",
+            o.point,
+            o.from_src,
+            o.from_dst,
+            o.to_src,
+            o.to_dst,
+            o.class,
+            o.point,
+            o.switch_frame,
+            ms_or_null(o.interrupt_ns),
+            o.other_point,
+            o.reason
+        )?;
+    }
+    let only = |i: usize| records.iter().filter(|o| o.point == names[i]).count();
+    writeln!(
+        out,
+        "{two_sided} two-sided handovers; {} seen at one point only ({} at {}, {} at {})",
+        records.len(),
+        only(0),
+        names[0],
+        only(1),
+        names[1]
+    )
+}
+
+/// `analyze --point A=… --point B=…`: each point analysed as `analyze`
+/// analyses a capture (its output or tables as today), then both paired
+/// and every handover both saw put together (docs/metrics.md, "Two
+/// capture points").
+pub fn analyze(args: &crate::AnalyzeArgs) -> anyhow::Result<Status> {
+    use sctp_handover_tables::batch::{self, BatchConfig};
+    use sctp_handover_tables::dataset::Dataset;
+    use sctp_handover_tables::inputs::{self, InputKind};
+    use sctp_handover_tables::points as point_tables;
+
+    if args.points.len() != 2 {
+        return Err(usage(anyhow::anyhow!(
+            "--point: exactly two capture points are supported, {} given",
+            args.points.len()
+        )));
+    }
+    if args.points[0].name == args.points[1].name {
+        return Err(usage(anyhow::anyhow!(
+            "--point: the two points need different names, both are `{}`",
+            args.points[0].name
+        )));
+    }
+    // Each capture is read several times (docs/points.md): a stream cannot be.
+    if args.points.iter().any(|p| inputs::is_stdin(&p.path)) {
+        return Err(usage(anyhow::anyhow!(
+            "--point: a capture point must be a file (`-`, standard input, can be read only once)"
+        )));
+    }
+    let options = crate::analysis_options(&args.analysis)?;
+    let paths: Vec<PathBuf> = args.points.iter().map(|p| p.path.clone()).collect();
+    let (found, problems) = inputs::discover(&paths);
+    if let Some(p) = problems.first() {
+        return Err(usage(anyhow::anyhow!("{}: {}", p.path.display(), p.reason)));
+    }
+    if found.len() != 2 || found.iter().any(|i| i.kind != InputKind::Capture) {
+        return Err(usage(anyhow::anyhow!(
+            "--point: each point must name one capture file"
+        )));
+    }
+    let config = BatchConfig {
+        out: args.out.clone().unwrap_or_default(),
+        format: args.tables.format(),
+        jobs: args.jobs.unwrap_or(0),
+        force: args.force,
+        shard: None,
+        options,
+        harness_files: !args.analysis.no_harness_files,
+    };
+    let (planned, params) = batch::plan(found, None);
+    // `plan` keeps the inputs' order: that of the --point options.
+    // Each point's own analysis, as `analyze PATH` gives it.
+    let mut failed = match &args.out {
+        Some(_) => crate::run_batch(planned.clone(), &params, &config, args)?,
+        None => crate::output::run(planned.clone(), &config, args)?,
+    };
+    let names = [args.points[0].name.clone(), args.points[1].name.clone()];
+    let points_options = PointsOptions::default();
+    // Each capture's handovers again, kept (a second pass over each: the
+    // outputs above stream theirs away), then the pairing.
+    let pair = match &args.out {
+        Some(out) => {
+            let dataset = Dataset::open(out, config.format)?;
+            let sources = [planned[0].source.as_str(), planned[1].source.as_str()];
+            let key = point_tables::pair_key(sources);
+            let mut provenance = batch::provenance(&planned[0], &params);
+            // Rows of a pair of points belong to neither capture side.
+            provenance.capture_side = None;
+            let mut none = ();
+            let mut owd =
+                point_tables::OwdTable::new(&dataset, &key, names.clone(), &provenance, &mut none);
+            let mut series = OwdSeries::new(&mut owd);
+            let pair = point_tables::analyze_pair(
+                &planned,
+                &names,
+                &config,
+                &points_options,
+                &mut series,
+            )?;
+            let series = series.finish();
+            owd.finish()?;
+            point_tables::write_summary_tables(&dataset, &key, &provenance, sources, &pair)?;
+            let figure = owd_figure(&names, &pair.report, &series, &pair.records, &key)?;
+            let dir = out.join("figures");
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            for (ext, text) in [("svg", &figure.svg), ("csv", &figure.csv)] {
+                let path = dir.join(format!("{}.{ext}", figure.name));
+                std::fs::write(&path, text)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            println!(
+                "{} two-sided handovers, {} seen at one point only; tables in {}/: points, owd, handovers_two_sided; figure {}/figures/{}.svg (data: .csv)",
+                pair.records.len(),
+                pair.one_sided.len(),
+                out.display(),
+                out.display(),
+                figure.name
+            );
+            pair
+        }
+        None => {
+            let pair =
+                point_tables::analyze_pair(&planned, &names, &config, &points_options, &mut ())?;
+            let mut out: Box<dyn Write> = match &args.output {
+                Some(p) => Box::new(
+                    std::fs::OpenOptions::new()
+                        .append(true)
+                        .open(p)
+                        .with_context(|| format!("cannot open {}", p.display()))?,
+                ),
+                None => Box::new(std::io::stdout().lock()),
+            };
+            match args.format {
+                crate::Format::Jsonl => {
+                    let mut clock = serde_json::to_value(pair.report.clock)?;
+                    if let serde_json::Value::Object(m) = &mut clock {
+                        m.insert("record".into(), "points_clock".into());
+                        m.insert("points".into(), serde_json::json!(names));
+                    }
+                    serde_json::to_writer(&mut out, &clock)?;
+                    out.write_all(b"\n")?;
+                    for t in &pair.records {
+                        let mut v = serde_json::to_value(t)?;
+                        if let serde_json::Value::Object(m) = &mut v {
+                            m.insert("record".into(), "two_sided_handover".into());
+                        }
+                        serde_json::to_writer(&mut out, &v)?;
+                        out.write_all(b"\n")?;
+                    }
+                    for o in &pair.one_sided {
+                        let mut v = serde_json::to_value(o)?;
+                        if let serde_json::Value::Object(m) = &mut v {
+                            m.insert("record".into(), "one_sided_handover".into());
+                        }
+                        serde_json::to_writer(&mut out, &v)?;
+                        out.write_all(b"\n")?;
+                    }
+                }
+                crate::Format::Text => {
+                    let c = &pair.report.clock;
+                    writeln!(
+                        out,
+                        "points {} and {}: clock {b} − {a} = {:.6} ms ± {:.6} ms, drift {:+.2} ppm",
+                        names[0],
+                        names[1],
+                        c.offset_ns / 1e6,
+                        c.offset_uncertainty_ns / 1e6,
+                        c.drift_ppm,
+                        a = names[0],
+                        b = names[1],
+                    )?;
+                    two_sided_text(&mut out, &pair.records)?;
+                    one_sided_text(&mut out, &names, pair.records.len(), &pair.one_sided)?;
+                }
+            }
+            out.flush()?;
+            pair
+        }
+    };
+    failed |= pair.report.points.iter().any(|p| p.warning.is_some());
+    Ok(Status::partial_if(failed))
+}
+
+/// The one-way delay figure of a pair of points: every path's series (as
+/// [`OwdSeries`] kept it) and each two-sided record's events at the point
+/// that saw them.
+fn owd_figure(
+    names: &[String; 2],
+    report: &PointsReport,
+    series: &[PathSeries],
+    records: &[TwoSidedHandover],
+    key: &str,
+) -> anyhow::Result<sctp_handover_report::figures::Figure> {
+    let paths: Vec<OwdPath> = series
+        .iter()
+        .map(|p| OwdPath {
+            label: format!(
+                "{} {} → {}",
+                direction_label(names, p.direction),
+                p.src,
+                p.dst
+            ),
+            points: p
+                .samples
+                .iter()
+                .map(|&(t, d)| (t, d as f64 / 1e6))
+                .collect(),
+        })
+        .collect();
+    let index = |name: &str| usize::from(name != names[0]);
+    let mut marks = Vec::new();
+    for t in records {
+        let (s, r) = (index(&t.sender_point), index(&t.receiver_point));
+        marks.push(Mark {
+            time_ns: t.sender_switch_ns,
+            point: s,
+            label: format!("{}: switch {}", names[s], t.sender_switch_frame),
+        });
+        marks.push(Mark {
+            time_ns: t.receiver_switch_ns,
+            point: r,
+            label: format!("{}: switch {}", names[r], t.receiver_switch_frame),
+        });
+        if let Some(a) = &t.asconf {
+            let rq = index(&a.requester_point);
+            let op = a.requests.split(' ').next().unwrap_or("ASCONF");
+            marks.push(Mark {
+                time_ns: a.sent_ns,
+                point: rq,
+                label: format!("{}: {op} sent", names[rq]),
+            });
+            marks.push(Mark {
+                time_ns: a.received_ns,
+                point: 1 - rq,
+                label: format!("{}: {op} in", names[1 - rq]),
+            });
+            if let Some(ack) = a.ack_received_ns {
+                marks.push(Mark {
+                    time_ns: ack,
+                    point: rq,
+                    label: format!("{}: ACK in", names[rq]),
+                });
+            }
+        }
+    }
+    marks.sort_by_key(|m| m.time_ns);
+    owd_fig::figure(
+        format!("owd-{key}"),
+        [names[0].as_str(), names[1].as_str()],
+        report.clock.reference_ns,
+        &paths,
+        &marks,
+    )
 }

@@ -15,6 +15,8 @@ pub mod clock;
 pub mod observe;
 pub mod pairing;
 mod report;
+pub mod series;
+pub mod two_sided;
 
 pub use clock::{ClockEstimate, Direction};
 pub use observe::PointInput;

@@ -37,6 +37,20 @@ pub struct OwdSample {
     pub chunks: String,
     /// Identical copies were waiting: paired by the delay floor.
     pub ambiguous: bool,
+    /// The two capture times on each point's own clock (ns since the
+    /// epoch): differences of these are free of the offset estimate, which
+    /// the two-sided handover records rely on (docs/points.md).
+    #[serde(skip)]
+    pub sender_time_ns: i64,
+    #[serde(skip)]
+    pub receiver_time_ns: i64,
+    /// It carries DATA or I-DATA chunks.
+    #[serde(skip)]
+    pub carries_data: bool,
+    /// Its verification tag: packets with one tag belong to one
+    /// association and travel one way (RFC 9260 §8.5).
+    #[serde(skip)]
+    pub verification_tag: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -62,6 +76,11 @@ pub struct Loss {
     pub direction: Direction,
     pub chunks: String,
     pub data_tsns: Vec<u32>,
+    /// When the point that saw it did, on that point's own clock.
+    #[serde(skip)]
+    pub point_time_ns: i64,
+    #[serde(skip)]
+    pub verification_tag: u32,
 }
 
 /// A DATA chunk sent again (seen at its sender's point), and whether an
@@ -84,6 +103,15 @@ pub struct Retransmission {
     pub earlier_arrived_ns: Option<i64>,
     /// This retransmission itself arrived.
     pub arrived: bool,
+    /// This retransmission and the TSN's first transmission seen (its
+    /// original) on the sender's point's own clock, and the original's
+    /// frame: the two-sided records time retransmission waits from these.
+    #[serde(skip)]
+    pub sender_time_ns: i64,
+    #[serde(skip)]
+    pub original_frame: u64,
+    #[serde(skip)]
+    pub original_sender_time_ns: i64,
 }
 
 /// Where the samples and records go as they are found.
@@ -173,6 +201,8 @@ impl PathAcc {
 #[derive(Debug, Clone)]
 struct Transmission {
     sent_ns: i64,
+    /// On the sender's point's own clock.
+    own_ns: i64,
     frame: u64,
     path: PathKey,
     /// None until pairing resolves it; then the arrival time or None.
@@ -302,6 +332,10 @@ impl<'s> Reporter<'s> {
 
     fn finish_tsn(&mut self, d: Direction, tsn: u32, mut record: TsnRecord) {
         record.transmissions.sort_by_key(|t| t.sent_ns);
+        let (original_frame, original_sender_time_ns) = record
+            .transmissions
+            .first()
+            .map_or((0, 0), |t| (t.frame, t.own_ns));
         let mut earliest_arrival: Option<i64> = None;
         for (i, t) in record.transmissions.iter().enumerate() {
             if i > 0 {
@@ -317,6 +351,9 @@ impl<'s> Reporter<'s> {
                     spurious,
                     earlier_arrived_ns: earliest_arrival,
                     arrived: matches!(t.outcome, Some(Some(_))),
+                    sender_time_ns: t.own_ns,
+                    original_frame,
+                    original_sender_time_ns,
                 };
                 self.retransmissions += 1;
                 self.spurious += u64::from(spurious);
@@ -341,6 +378,7 @@ impl<'s> Reporter<'s> {
             });
             record.transmissions.push(Transmission {
                 sent_ns: packet.corrected_ns,
+                own_ns: packet.obs.time.0,
                 frame: packet.obs.frame,
                 path: (packet.obs.key.src, packet.obs.key.dst),
                 outcome: None,
@@ -513,6 +551,10 @@ impl PairHandler for Reporter<'_> {
             receiver_frame: recv.obs.frame,
             chunks: send.obs.chunks.label(),
             ambiguous,
+            sender_time_ns: send.obs.time.0,
+            receiver_time_ns: recv.obs.time.0,
+            carries_data: !send.obs.chunks.data_tsns.is_empty(),
+            verification_tag: send.obs.key.verification_tag,
         });
         self.resolve(&send, d, Some(recv.corrected_ns));
     }
@@ -548,6 +590,8 @@ impl PairHandler for Reporter<'_> {
             direction: d,
             chunks: packet.obs.chunks.label(),
             data_tsns: packet.obs.chunks.data_tsns.clone(),
+            point_time_ns: packet.obs.time.0,
+            verification_tag: packet.obs.key.verification_tag,
         });
         if at_sender {
             self.resolve(&packet, d, None);

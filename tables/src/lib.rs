@@ -5,9 +5,12 @@
 //! ([`records`]) → part files in a dataset ([`write`], [`dataset`]).
 //! polars lives here and nowhere else in the workspace.
 
+#![warn(missing_docs)]
+
 pub mod batch;
 pub mod dataset;
 pub mod inputs;
+pub mod points;
 pub mod read;
 pub mod records;
 pub mod rows;

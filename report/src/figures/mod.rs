@@ -1,6 +1,7 @@
 //! The figures, each drawn with plotters' SVG backend into a string.
 
 pub mod bars;
+pub mod owd;
 pub mod rtt;
 pub mod style;
 pub mod svg;
