@@ -11,11 +11,14 @@ __all__ = [
     "TABLES",
     "__version__",
     "analyze_capture",
+    "analyze_points",
     "check_options",
+    "classify_found",
     "is_part",
     "list_inputs",
     "open_dataset",
     "part_key",
+    "plan_inputs",
     "write_capture",
 ]
 
@@ -53,7 +56,19 @@ class AnalysisOption:
     @property
     def help(self) -> str: ...
 
-def analyze_capture(path: str, **options: Any) -> Dict[str, ArrowTable]: ...
+def analyze_capture(
+    path: str,
+    *,
+    source: Optional[str] = None,
+    stream: Optional[Any] = None,
+    size: Optional[int] = None,
+    modified_ns: Optional[int] = None,
+    **options: Any,
+) -> Dict[str, ArrowTable]: ...
+def analyze_points(
+    points: Dict[str, str],
+    **options: Any,
+) -> Dict[str, ArrowTable]: ...
 def write_capture(
     path: str,
     out_root: str,
@@ -65,11 +80,18 @@ def write_capture(
     table_format: str = "parquet",
     parquet_compression: str = "snappy",
     force: bool = False,
+    stream: Optional[Any] = None,
+    size: Optional[int] = None,
+    modified_ns: Optional[int] = None,
     **options: Any,
 ) -> Dict[str, Any]: ...
 def list_inputs(
     paths: Sequence[str],
 ) -> Tuple[List[Dict[str, Any]], List[Tuple[str, str]], List[Tuple[str, str]]]: ...
+def plan_inputs(
+    entries: Sequence[Tuple[str, str, str, Optional[str], Optional[int], Optional[int]]],
+) -> Tuple[List[Dict[str, Any]], List[Tuple[str, str]]]: ...
+def classify_found(name: str, head: bytes) -> Optional[Tuple[str, Optional[str]]]: ...
 def check_options(**options: Any) -> None: ...
 def open_dataset(out_root: str, table_format: str = "parquet") -> None: ...
 def part_key(source: str) -> str: ...

@@ -133,6 +133,51 @@ class Api(Common):
         self.assertEqual(pa.table(t), read)
         t.__arrow_c_stream__()
 
+    def test_analyze_points_gives_the_tables_of_analyze_point_out(self):
+        # The same pair of points through the command line and the API:
+        # the same three tables, and koh-kim-2's values (docs/points.md):
+        # 167 packets seen at both points, the CN's two DATA lost on the
+        # MN's cut link, two handovers both points saw, none one-sided.
+        mn, cn = "sample-captures/koh-kim-2/mn.pcap", "sample-captures/koh-kim-2/cn.pcap"
+        out = os.path.join(self.tmp, "points")
+        r = cli("analyze", "-q", "--point", f"mn={mn}", "--point", f"cn={cn}", "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        tables = sh.analyze_points({"mn": mn, "cn": cn})
+        self.assertEqual(list(tables), ["points", "owd", "handovers_two_sided"])
+        key = sh.part_key(f"{mn}+{cn}")
+        for name, t in tables.items():
+            self.assertIsInstance(t, pa.Table)
+            part = pq.read_table(os.path.join(out, name, f"part-{key}.parquet"))
+            self.assertEqual(t.schema, part.schema, name)
+            self.assertEqual(without_wall_time(t), without_wall_time(part), name)
+        # Times are ns timestamps (datetime has µs): the other columns.
+        def rows(name, columns):
+            return tables[name].select(columns).to_pylist()
+
+        points = rows("points", ["point_a", "point_b", "paired", "not_seen_at_receiver", "offset_ms"])
+        self.assertEqual(len(points), 1)
+        self.assertEqual((points[0]["point_a"], points[0]["point_b"]), ("mn", "cn"))
+        self.assertEqual(points[0]["paired"], 167)
+        self.assertEqual(points[0]["not_seen_at_receiver"], 2)
+        self.assertLess(abs(points[0]["offset_ms"]), 0.1)
+        self.assertEqual(tables["owd"].num_rows, 167)
+        two = rows(
+            "handovers_two_sided",
+            ["seen_at", "sender_point", "sender_switch_frame", "receiver_switch_frame", "receiver_interrupt_ms", "receiver_loss_ms"],
+        )
+        self.assertEqual([row["seen_at"] for row in two], ["both", "both"])
+        cn_to_mn = next(row for row in two if row["sender_point"] == "cn")
+        self.assertEqual((cn_to_mn["sender_switch_frame"], cn_to_mn["receiver_switch_frame"]), (71, 81))
+        self.assertAlmostEqual(cn_to_mn["receiver_interrupt_ms"], 150.098, places=6)
+        self.assertAlmostEqual(cn_to_mn["receiver_loss_ms"], 100.069, places=6)
+        # Refused as the command line refuses them.
+        with self.assertRaises(ValueError):
+            sh.analyze_points({"mn": mn})
+        with self.assertRaises(ValueError):
+            sh.analyze_points({"mn": mn, "cn": cn, "router": cn})
+        with self.assertRaises(RuntimeError):
+            sh.analyze_points({"mn": mn, "cn": os.path.join(self.tmp, "absent.pcap")})
+
     def test_options_mirror_the_command_line(self):
         r = cli("analyze", SAMPLE, "--out", os.path.join(self.tmp, "rto"), "-q", "--rto-min-ms", "200", "--pmr", "2")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -304,9 +349,11 @@ class Package(Common):
         )
 
     def test_options_are_those_of_analyze(self):
-        # The one list (python/src/options.rs) against the command line's
-        # own: the same flags in the same order, help texts, value names
-        # and defaults.
+        # The Python list (python/src/options.rs) against the command
+        # line's: both render the analyzer's option descriptions
+        # (sctp_handover::settings::option), so this holds what each adds
+        # (order, kinds, defaults) and that both render them: the same
+        # flags in the same order, help texts, value names and defaults.
         r = cli("analyze", "--help")
         self.assertEqual(r.returncode, 0, r.stderr)
         theirs = clap_options(r.stdout)
