@@ -11,15 +11,17 @@ export SCTPHO_PYTHON ?= $(SCTPHO_VENV)/bin/python
 CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 
-.PHONY: install uninstall setup build demo reports reproduce kernel-check test lint lua-test python python-ray-check python-install-check samples sweep-samples install-plugin install-c-plugin bench bench-batch bench-live hostile-figures fuzz clean
+.PHONY: install uninstall setup build demo reports reproduce kernel-check test lint lua-test python python-ray-check python-install-check samples sweep-samples install-plugin install-c-plugin bench bench-batch bench-cluster bench-live hostile-figures fuzz clean
 
 setup:
 	@scripts/setup.sh
 
 ## The two commands, optimised (the Python extension has its own target,
-## `make python`, and the C plugin `make install-c-plugin`).
+## `make python`, and the C plugin `make install-c-plugin`), and the lab's
+## sctp-handover-lab that `make reproduce` draws its report with (lab/, not
+## installed; built in the same cargo run so dependencies compile once).
 build: setup
-	$(CARGO) build --release -p sctp-handover-cli -p sctp-handover-harness
+	$(CARGO) build --release -p sctp-handover-cli -p sctp-handover-harness -p sctp-handover-lab
 
 DEMO_OUT ?= demo-output
 
@@ -53,9 +55,10 @@ reports:
 
 ## reports/reproduction/: the seed papers' experiments replayed on the kernel
 ## (scripts/reproduce.sweeps), analysed and set beside the published values
-## (docs/reproduction.md). About 75 minutes on 2 cores (371 runs); resumable: finished
-## runs stay in reproduce-output/runs (REPRO_RUNS) and are skipped, FORCE=1
-## redoes them. Not part of `make test`.
+## (docs/reproduction.md; the report is drawn by the lab's sctp-handover-lab,
+## lab/). About 75 minutes on 2 cores (371 runs); resumable: finished runs
+## stay in reproduce-output/runs (REPRO_RUNS) and are skipped, FORCE=1 redoes
+## them. Not part of `make test`.
 reproduce: build
 	scripts/reproduce.sh
 
@@ -82,15 +85,16 @@ lua-test:
 
 ## Every test: unit, integration against tshark, real kernel replays (the
 ## watch in the guest; koh-kim-2 and bokor-failover against the kernel's log),
-## the Python bindings and one Dask run (tests/python.rs: needs .venv with
-## the wheel, brought up to date here without Ray).
+## the Python bindings, and Ray, Dask and Spark clusters of separate processes
+## on 127.0.0.1 (tests/python.rs: needs .venv with the wheel and the engines,
+## brought up to date here).
 test: setup lint lua-test
-	scripts/python.sh --no-ray
+	scripts/python.sh
 	scripts/cargo-test.sh
 
 ## The Python package (python/, docs/scale-out.md): the wheel, built in the
 ## dev profile beside the tests' build (so polars is not compiled again),
-## installed with pyarrow, Dask and Ray into the project's .venv.
+## installed with pyarrow, Dask, Ray and Spark into the project's .venv.
 python: setup
 	scripts/python.sh
 
@@ -118,6 +122,15 @@ bench: setup
 ## Batch figures for docs/performance.md (not part of `make test`).
 bench-batch: setup
 	scripts/bench-batch.sh
+
+## The cluster figures of docs/scale-out.md: `analyze --out` against each
+## engine (Dask, Ray, Spark) on the same cores, over 10 000 small captures and
+## a few large ones built in a temporary directory; inputs/s, MB/s, engine
+## start-up and the ratio engine/CLI (not part of `make test`; SMALL,
+## ENGINES, ARCHIVES, WORKERS, BATCH_ONE=1: scripts/bench-cluster.sh).
+bench-cluster: python
+	$(CARGO) build --quiet -p sctp-handover-cli
+	scripts/bench-cluster.sh
 
 ## Live capture against tcpdump (docs/watch.md, "Keeping up"): a generated
 ## capture (2 300 associations, 25 MB) replayed by tcpreplay at top speed and

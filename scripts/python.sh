@@ -2,8 +2,9 @@
 # `make python`: the project-local virtual environment .venv with the
 # sctp_handover wheel and the engines (docs/scale-out.md).
 #
-#   scripts/python.sh            pyarrow, Dask, Ray, the wheel
-#   scripts/python.sh --no-ray   the same without Ray (what `make test` needs)
+#   scripts/python.sh            pyarrow, Dask, Ray, Spark, the wheel (what
+#                                `make test` needs: python/tests/test_clusters.py)
+#   scripts/python.sh --no-ray --no-spark   without Ray (240 MB) or Spark (490 MB)
 #
 # The wheel is built by maturin in the dev profile into $CARGO_TARGET_DIR,
 # the directory `make test` builds the workspace in, so the compiled polars
@@ -15,8 +16,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ray=1
-[[ ${1:-} == --no-ray ]] && ray=0
+ray=1 spark=1
+for arg in "$@"; do
+  case $arg in
+    --no-ray) ray=0 ;;
+    --no-spark) spark=0 ;;
+    *) echo "python.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
 
 VENV=${SCTPHO_DOT_VENV:-.venv}
 PY=$VENV/bin/python
@@ -36,7 +43,9 @@ install() {
   if ! cmp -s "$req" "$stamp"; then
     echo "python: installing $req into $VENV"
     if ! "${PIP[@]}" --no-index --find-links "$WHEELHOUSE" -r "$req" 2>/dev/null; then
-      "$PY" -m pip download --disable-pip-version-check --quiet -d "$WHEELHOUSE" -r "$req"
+      # `pip wheel`, not `pip download`: a package PyPI has only as a
+      # source archive (pyspark) is built into a wheel once, here.
+      "$PY" -m pip wheel --disable-pip-version-check --quiet -w "$WHEELHOUSE" -r "$req"
       "${PIP[@]}" --no-index --find-links "$WHEELHOUSE" -r "$req"
     fi
     cp "$req" "$stamp"
@@ -44,6 +53,7 @@ install() {
 }
 install python/requirements.txt
 ((ray)) && install python/requirements-ray.txt
+((spark)) && install python/requirements-spark.txt
 
 # The wheel (abi3: one wheel for every Python ≥ 3.9). maturin rebuilds
 # only what changed; pip reinstalls only a wheel it has not installed.

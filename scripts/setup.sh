@@ -13,8 +13,10 @@ set -euo pipefail
 # of the tables in the tests; chromium: the browser the reports are opened
 # in (headless) by the tests; libpcap-dev: capture filters (--filter);
 # tcpreplay: replays captures into a veth pair for the live capture test
-# (tests/watch_live.rs) and `make bench-live`.
-PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2 lua5.3 lua5.4 wireshark-dev cmake gcc python3-venv chromium libpcap-dev tcpreplay)
+# (tests/watch_live.rs) and `make bench-live`; openjdk-17-jre-headless: the
+# JVM of the Spark standalone master and worker the cluster tests start
+# (python/tests/test_clusters.py).
+PACKAGES=(tshark tcpdump user-mode-linux iproute2 kmod ethtool lua5.2 lua5.3 lua5.4 wireshark-dev cmake gcc python3-venv chromium libpcap-dev tcpreplay openjdk-17-jre-headless)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

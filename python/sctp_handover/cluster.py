@@ -1,12 +1,14 @@
-"""Archive analysis on a cluster: one capture per task, on Ray, Dask or Spark.
+"""Archive analysis on a cluster: batches of captures as tasks, on Ray, Dask or Spark.
 
     sctp-handover-cluster --engine dask sample-captures --out D
     sctp-handover-cluster --engine ray archive/ --out /shared/D --address ray://head:10001
     python -m sctp_handover.cluster …    (the same)
 
 The driver lists the inputs (directories walked as `analyze` walks them,
-`--manifest FILE` adds a list of paths), fans them out one per task, and
-each task writes that input's part files straight into the dataset (the
+`--manifest FILE` adds a list of paths), fans them out in batches (a task
+analyses up to `--batch-files` inputs or `--batch-bytes` bytes, one after
+the other, so that the engine's cost per task is shared), and each task
+writes each of its inputs' part files straight into the dataset (the
 layout and part names of `sctp-handover analyze --out`, docs/tables.md), so
 the command line and every engine write the same dataset, reruns skip the
 inputs already complete, and a killed job loses only the tasks that were
@@ -28,6 +30,7 @@ import time
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import sctp_handover
+from sctp_handover import storage
 
 ENGINES = ("ray", "dask", "spark")
 
@@ -49,12 +52,22 @@ def _task(item: Dict[str, Any]) -> Dict[str, Any]:
             table_format=item["table_format"],
             parquet_compression=item["parquet_compression"],
             force=item["force"],
+            storage_options=item.get("storage_options"),
+            listed=item.get("listed"),
             **item["options"],
         )
     except BaseException as e:  # noqa: BLE001 - a task must return its row
         row = _failed(item, f"{item['source']}: {type(e).__name__}: {e}")
     row["worker"] = f"{os.uname().nodename}:{os.getpid()}"
     return row
+
+
+def _batch_task(batch: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """A batch of inputs: runs on a worker, one input after the other, each
+    through `_task` (its parts and its `_inputs` record written before the
+    next starts, so an interrupted batch keeps the inputs it finished). A
+    bad input is that input's `failed` row; the others go on."""
+    return [_task(item) for item in batch]
 
 
 def _failed(item: Dict[str, Any], error: str) -> Dict[str, Any]:
@@ -91,18 +104,19 @@ def plan(
     force: bool,
     options: Dict[str, Any],
     parquet_compression: str = "snappy",
+    storage_options: Optional[Dict[str, Any]] = None,
 ) -> Tuple[List[Dict[str, Any]], List[Tuple[str, str]]]:
     """The task items of a run (one per input, in listing order) and the
-    problems met listing them."""
-    inputs, params, problems = sctp_handover.list_inputs(paths)
-    out_abs = os.path.abspath(out)
+    problems met listing them. Paths and `out` may be URLs (s3://…)."""
+    inputs, params, problems = sctp_handover.list_inputs(paths, storage_options)
+    out_abs = storage.absolute(out)
     items: List[Row] = []
     for i in inputs:
         items.append(
             {
                 # The worker opens the absolute path; `source` stays the
                 # path as found, as the command line records it.
-                "path": os.path.abspath(i["path"]),
+                "path": storage.absolute(i["path"]),
                 "source": i["source"],
                 "key": i["key"],
                 "kind": i["kind"],
@@ -114,16 +128,72 @@ def plan(
                 "parquet_compression": parquet_compression,
                 "force": force,
                 "options": options,
+                "storage_options": storage_options,
+                # What the listing said of a URL input: not asked again.
+                "listed": {k: i[k] for k in ("size", "modified_ns", "sidecars")} if storage.is_url(i["path"]) else None,
             }
         )
     return items, problems
 
 
-# --- engines: each yields None once its cluster is up, then maps _task over
-# the items and yields the rows as the tasks end ---
+#: Defaults of --batch-files and --batch-bytes: a task takes inputs until it
+#: has this many, or this many bytes. The engines cost about 10 ms per task
+#: (scheduling, serialisation, result collection; docs/scale-out.md) and a
+#: small capture 5–10 ms to analyse and write, so 200 of them make the
+#: engine's share about 1 %. The bytes bound keeps batches of larger
+#: captures small enough to spread over the workers: 64 MB is 50–100 ms of
+#: analysis at the release build's rate (about 1 GB/s a core), a few times
+#: the engine's cost.
+BATCH_FILES = 200
+BATCH_BYTES = 64 * 1024 * 1024
+
+#: Batches per worker at least, when --batch-files is not given: a run with
+#: fewer than BATCH_FILES × this × workers inputs is cut into smaller
+#: batches, so that every worker gets work and one slow batch does not hold
+#: the end of the run alone.
+BATCHES_PER_WORKER = 4
 
 
-def run_dask(items: List[Row], address: Optional[str], workers: int) -> Iterator[Optional[Row]]:
+def batches(
+    items: List[Row], batch_files: Optional[int], batch_bytes: int, workers: int = 1
+) -> List[List[Row]]:
+    """The task items cut into batches, in listing order: a batch ends when
+    it holds `batch_files` inputs or `batch_bytes` bytes (so a capture
+    larger than `batch_bytes` is a batch alone). `batch_files` None:
+    BATCH_FILES, or fewer for a small run (BATCHES_PER_WORKER batches per
+    worker)."""
+    if batch_files is None:
+        share = -(-len(items) // max(1, workers * BATCHES_PER_WORKER))  # ceil
+        batch_files = min(BATCH_FILES, share)
+    files = max(1, batch_files)
+    out: List[List[Row]] = []
+    batch: List[Row] = []
+    size = 0
+    for item in items:
+        batch.append(item)
+        size += item.get("size") or 0
+        if len(batch) >= files or size >= batch_bytes:
+            out.append(batch)
+            batch, size = [], 0
+    if batch:
+        out.append(batch)
+    return out
+
+
+def _failed_batch(batch: List[Row], e: BaseException) -> List[Row]:
+    """The rows of a batch whose task died with its worker (killed, out of
+    memory) after the engine's retries: each input `failed` with the
+    engine's error. Those the task finished before it died have their
+    records and are `done` on the next run; the others are analysed again."""
+    return [_failed(item, f"{item['source']}: the task failed: {type(e).__name__}: {e}") for item in batch]
+
+
+# --- engines: each yields None once its cluster is up, then maps
+# _batch_task over the batches and yields each input's row as the batch
+# tasks end ---
+
+
+def run_dask(batches: List[List[Row]], address: Optional[str], workers: int) -> Iterator[Optional[Row]]:
     import logging
 
     from dask.distributed import Client, LocalCluster, as_completed
@@ -142,22 +212,25 @@ def run_dask(items: List[Row], address: Optional[str], workers: int) -> Iterator
         client = Client(cluster)
     try:
         yield None  # the cluster is up
-        futures = client.map(_task, items, pure=False, key=[f"capture-{i['key']}" for i in items])
-        by_key = {f.key: item for f, item in zip(futures, items)}
+        # A batch's key: its first input's key and its length (unique: an
+        # input is in one batch).
+        keys = [f"captures-{b[0]['key']}-{len(b)}" for b in batches]
+        futures = client.map(_batch_task, batches, pure=False, key=keys)
+        by_key = {f.key: batch for f, batch in zip(futures, batches)}
         for f in as_completed(futures):
             try:
-                yield f.result()
+                rows = f.result()
             except Exception as e:  # a worker that died (KilledWorker, …)
-                item = by_key[f.key]
-                yield _failed(item, f"{item['source']}: the task failed: {type(e).__name__}: {e}")
+                rows = _failed_batch(by_key[f.key], e)
             f.release()
+            yield from rows
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
 
 
-def run_ray(items: List[Row], address: Optional[str], workers: int) -> Iterator[Optional[Row]]:
+def run_ray(batches: List[List[Row]], address: Optional[str], workers: int) -> Iterator[Optional[Row]]:
     import ray
 
     if address:
@@ -166,40 +239,69 @@ def run_ray(items: List[Row], address: Optional[str], workers: int) -> Iterator[
         ray.init(num_cpus=workers, include_dashboard=False, logging_level="ERROR")
     try:
         yield None  # the cluster is up
-        # One CPU per task: a task is one single-threaded analysis.
-        task = ray.remote(num_cpus=1, max_retries=1)(_task)
-        pending = {task.remote(item): item for item in items}
+        # One CPU per task: a task analyses one input at a time.
+        task = ray.remote(num_cpus=1, max_retries=1)(_batch_task)
+        pending = {task.remote(batch): batch for batch in batches}
         while pending:
-            done, _ = ray.wait(list(pending), num_returns=min(len(pending), 16), timeout=1.0)
+            done, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
             for ref in done:
-                item = pending.pop(ref)
+                batch = pending.pop(ref)
                 try:
-                    yield ray.get(ref)
+                    rows = ray.get(ref)
                 except Exception as e:  # a worker that died
-                    yield _failed(item, f"{item['source']}: the task failed: {type(e).__name__}: {e}")
+                    rows = _failed_batch(batch, e)
+                yield from rows
     finally:
         ray.shutdown()
 
 
-def run_spark(items: List[Row], address: Optional[str], workers: int) -> Iterator[Optional[Row]]:
+def run_spark(batches: List[List[Row]], address: Optional[str], workers: int) -> Iterator[Optional[Row]]:
+    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+    # The executors' Python: this interpreter unless told otherwise (the
+    # same path on every node, as the package must be: docs/scale-out.md).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
     spark = (
         SparkSession.builder.master(address or f"local[{workers}]")
         .appName("sctp-handover")
         .config("spark.task.cpus", "1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .getOrCreate()
     )
+    spark.sparkContext.setLogLevel("ERROR")
     try:
         yield None  # the cluster is up
-        # One partition per input: one capture per task.
-        rdd = spark.sparkContext.parallelize(items, max(1, len(items))).map(_task)
-        yield from rdd.toLocalIterator()
+        sc = spark.sparkContext
+
+        # One job of one partition per batch, submitted from driver threads:
+        # Spark runs concurrent jobs on its free cores, and each batch's
+        # rows come back as its job ends (one job over every batch would
+        # give them all at its end; toLocalIterator runs one partition at a
+        # time).
+        def job(batch: List[Row]) -> List[Row]:
+            rows: List[Row] = sc.parallelize([batch], 1).map(_batch_task).collect()[0]
+            return rows
+
+        slots = max(1, sc.defaultParallelism)
+        with ThreadPoolExecutor(max_workers=slots) as pool:
+            running: Dict[Future[List[Row]], List[Row]] = {pool.submit(job, b): b for b in batches}
+            while running:
+                done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+                for fut in done:
+                    batch = running.pop(fut)
+                    try:
+                        rows = fut.result()
+                    except Exception as e:  # the job failed after Spark's retries
+                        rows = _failed_batch(batch, e)
+                    yield from rows
     finally:
         spark.stop()
 
 
-Runner = Callable[[List[Row], Optional[str], int], Iterator[Optional[Row]]]
+Runner = Callable[[List[List[Row]], Optional[str], int], Iterator[Optional[Row]]]
 RUNNERS: Dict[str, Runner] = {"ray": run_ray, "dask": run_dask, "spark": run_spark}
 
 
@@ -253,20 +355,48 @@ def options_from(args: argparse.Namespace) -> Dict[str, Any]:
     return options
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: must be 1 or more")
+    return value
+
+
+def _byte_size(text: str) -> int:
+    """A size: bytes, or a number with K, M or G (powers of 1024)."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    t = text.strip().upper().removesuffix("B")
+    scale = units.get(t[-1:], 1)
+    try:
+        value = int(t[:-1] if scale > 1 else t) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text}: not a size (e.g. 67108864, 64M, 1G)") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: must be 1 byte or more")
+    return value
+
+
+def _storage_option(text: str) -> Tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"{text}: expected KEY=VALUE")
+    return key, {"true": True, "false": False}.get(value.lower(), value)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Analyse a capture archive on Ray, Dask or Spark into the dataset of "
-        "`sctp-handover analyze --out` (one capture per task). Also run as "
+        "`sctp-handover analyze --out` (batches of captures per task). Also run as "
         "`python -m sctp_handover.cluster`.",
         epilog="Exit status: 0 every input was analysed and written; 1 some inputs failed "
         "(each a `failed` row in the dataset and the run's manifest, OUT/_runs/), or a "
         "directory could not be listed; 2 usage or option error, nothing was analysed.",
     )
-    p.add_argument("paths", nargs="*", metavar="PATH", help="captures or directories (walked)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="captures or directories (walked); s3://bucket/prefix URLs too")
     p.add_argument("--version", action="version", version=f"%(prog)s {sctp_handover.__version__}")
     p.add_argument("--engine", choices=ENGINES, required=True, help="where the tasks run")
-    p.add_argument("--out", required=True, metavar="DIR", help="the dataset (shared storage on a cluster)")
+    p.add_argument("--out", required=True, metavar="DIR", help="the dataset: a directory (shared storage on a cluster) or a URL, s3://bucket/prefix")
     p.add_argument(
         "--address",
         metavar="CLUSTER",
@@ -277,8 +407,23 @@ def parser() -> argparse.ArgumentParser:
         "--workers", type=int, default=os.cpu_count() or 1, metavar="N",
         help="local mode: tasks at once (default: all cores)",
     )
+    p.add_argument(
+        "--batch-files", type=_positive, metavar="N",
+        help=f"a task takes up to N inputs (default: {BATCH_FILES}, or fewer when the run is small, "
+        f"so that each of --workers gets {BATCHES_PER_WORKER} tasks)",
+    )
+    p.add_argument(
+        "--batch-bytes", type=_byte_size, default=BATCH_BYTES, metavar="SIZE",
+        help="… or inputs until their sizes add up to SIZE (bytes, or with K, M, G: "
+        "powers of 1024; default: 64M)",
+    )
     p.add_argument("--manifest", action="append", default=[], metavar="FILE",
                    help="a file listing input paths, one a line (# comments)")
+    p.add_argument("--storage-option", dest="storage_options", action="append", default=[],
+                   type=_storage_option, metavar="KEY=VALUE",
+                   help="an option of the filesystem of s3:// (and other URL) inputs and --out "
+                   "(pyarrow.fs.S3FileSystem's: endpoint_override=http://HOST:PORT, region=…); "
+                   "credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY otherwise")
     p.add_argument("--table-format", choices=("parquet", "csv", "jsonl"), default="parquet",
                    help="the tables' file format (as `analyze`; default: parquet)")
     p.add_argument("--parquet-compression", choices=("snappy", "zstd", "lz4", "none"), default="snappy",
@@ -305,6 +450,7 @@ def _line(n: int, total: int, row: Row) -> str:
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = parser().parse_args(argv)
+    args.storage_options = dict(args.storage_options)
     paths = list(args.paths)
     for m in args.manifest:
         paths.extend(read_manifest(m))
@@ -330,31 +476,35 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     started = time.monotonic()
     try:
-        sctp_handover.open_dataset(args.out, args.table_format)
-    except RuntimeError as e:
+        sctp_handover.open_dataset(args.out, args.table_format, args.storage_options)
+    except (RuntimeError, OSError) as e:
         _error(str(e))
         return 2
     items, problems = plan(
-        paths, args.out, args.table_format, args.force, options, args.parquet_compression
+        paths, args.out, args.table_format, args.force, options, args.parquet_compression,
+        args.storage_options,
     )
     for path, reason in problems:
         _error(f"{path}: {reason}")
     total = len(items)
     total_bytes = sum(i["size"] or 0 for i in items)
     where = args.address or f"local, {args.workers} workers"
-    print(f"{total} inputs ({total_bytes / 1e6:.1f} MB) on {args.engine} ({where}) → {args.out}", flush=True)
+    tasks_of = batches(items, args.batch_files, args.batch_bytes, args.workers)
+    print(
+        f"{total} inputs ({total_bytes / 1e6:.1f} MB) in {len(tasks_of)} tasks on {args.engine} ({where}) "
+        f"→ {args.out}",
+        flush=True,
+    )
 
-    runs = os.path.join(args.out, "_runs")
-    os.makedirs(runs, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    manifest_path = os.path.join(runs, f"{stamp}-{args.engine}-{os.getpid()}.jsonl")
+    manifest_path = storage.join(args.out, "_runs", f"{stamp}-{args.engine}-{os.getpid()}.jsonl")
     counts: Dict[str, int] = {}
     analysed_bytes = 0
     failed = 0  # this run's and those already recorded as failed
     engine_started = time.monotonic()
     tasks_started = engine_started
-    with open(manifest_path, "w", encoding="utf-8") as manifest:
-        rows: Iterable[Optional[Row]] = RUNNERS[args.engine](items, args.address, args.workers) if items else []
+    with storage.open_manifest(manifest_path, args.storage_options) as manifest:
+        rows: Iterable[Optional[Row]] = RUNNERS[args.engine](tasks_of, args.address, args.workers) if items else []
         n = 0
         for row in rows:
             if row is None:
