@@ -18,6 +18,7 @@ Run from the repository root by tests/python.rs (`make test`):
 import glob
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -168,7 +169,13 @@ class Ray(Cluster):
         # path has at most 107 bytes).
         ray_tmp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
         self.addCleanup(shutil.rmtree, ray_tmp, True)
-        env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+        # The cluster's own token (Ray's token authentication), so that
+        # neither ~/.ray/auth_token nor its absence changes the test: the
+        # head, the worker node, `ray status` and the driver all carry it.
+        token = os.path.join(ray_tmp, "auth_token")
+        with open(token, "w") as f:
+            f.write(secrets.token_hex(32))
+        env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=token)
         ray = os.path.join(BIN, "ray")
         common = ["--block", "--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--disable-usage-stats"]
         self.procs.start(
