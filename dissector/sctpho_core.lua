@@ -867,13 +867,24 @@ destination_deleted = function(a, sender, address)
       successor = p
     end
   end
-  if current_primary(a, d) == address and to ~= nil then set_primary(a, d, to) end
+  -- Linux first makes the first transport primary, and so active
+  -- (sctp_assoc_set_primary; its state taken as ACTIVE or UNKNOWN), when
+  -- the primary was deleted, and active when the active path was; else
+  -- the active path stays. New DATA goes there until some is seen
+  -- elsewhere.
+  local primary_deleted = current_primary(a, d) == address
+  if primary_deleted and to ~= nil then set_primary(a, d, to) end
   local active = d.last_new_path
-  if active == nil or a.paths[active + 1].dst == address then active = successor and successor.id end
+  if active == nil or a.paths[active + 1].dst == address or (primary_deleted and successor ~= nil) then
+    active = successor and successor.id
+  end
+  d.last_new_path = active
+  -- Every deletion moves the chunks credited to the address (last sent
+  -- there, or moved there by an earlier deletion) again.
   local rec = d.rec
   for t, r in pairs(rec) do
-    local lp = type(r) == "table" and r.last_path or r
-    if not (type(r) == "table" and r.orphan) and a.paths[lp + 1].dst == address then
+    local lp = type(r) == "table" and (r.credit or r.last_path) or r
+    if a.paths[lp + 1].dst == address then
       if type(r) ~= "table" then r = { last_path = r, gap = false, miss = 0 }; rec[t] = r end
       r.orphan = true
       if active ~= nil then r.credit = active end
@@ -1207,7 +1218,9 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
   -- (overtaken on another path): Linux drops it (sctp_sf_eat_sack_6_2),
   -- and so does the analyzer (TsnLedger::on_sack). Its duplicate reports
   -- are still the receiver's.
-  if d.cum ~= nil and sgt(d.cum, cum) then
+  -- (Linux's TSN_lt: also exactly 2^31 apart, which RFC 1982 leaves
+  -- undefined.)
+  if d.cum ~= nil and (cum - d.cum) % TWO32 >= TWO31 then
     d.stale_sacks = d.stale_sacks + 1
     if dups > 0 and s then self:spurious(ctx, d, s, gaps + 4 * ngaps, dups) end
     return
@@ -1338,7 +1351,22 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
   -- RFC 9260 §6.2.1: a TSN a gap block of the last SACK acknowledged that
   -- this one does not (reneged) is outstanding again, as Linux's
   -- sctp_check_transmitted (and the analyzer's TsnLedger::renege) does it.
+  -- Merged (the analyzer's merge_ranges), so that the binary search alone
+  -- answers: overlapping blocks would need a scan of every range for each
+  -- TSN that is not covered, exactly the reneged ones.
   table.sort(ranges, function(x, y) return x[1] < y[1] end)
+  local merged = 0
+  for i = 1, #ranges do
+    local r = ranges[i]
+    local m = ranges[merged]
+    if merged > 0 and r[1] <= m[2] + 1 then
+      if r[2] > m[2] then m[2] = r[2] end
+    else
+      merged = merged + 1
+      ranges[merged] = r
+    end
+  end
+  for i = #ranges, merged + 1, -1 do ranges[i] = nil end
   local function covered(t)
     local off = (t - dcum) % TWO32
     local lo, hi = 1, #ranges
@@ -1347,8 +1375,6 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
       local r = ranges[m]
       if off < r[1] then hi = m - 1 elseif off > r[2] then lo = m + 1 else return true end
     end
-    -- (overlapping blocks: the binary search may miss; look at all)
-    for _, r in ipairs(ranges) do if off >= r[1] and off <= r[2] then return true end end
     return false
   end
   for _, pr in ipairs(d.gap_ranges or {}) do

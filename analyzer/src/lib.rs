@@ -59,4 +59,8 @@ pub use names::UnknownName;
 /// (cumulative ack below the one seen) discarded and counted, reneged gap
 /// acknowledgements cleared, the SFR-CACC primary the handshake's through
 /// a failover, and a T3 expiry's reset of its TSNs' miss indications.
-pub const RESULTS_REVISION: u32 = 7;
+/// 8: DELETE-IP as Linux's sctp_assoc_rm_peer (issue #28): a deleted
+/// primary's first transport becomes the active path its TSNs move to, and
+/// TSNs move again at every later deletion of their destination; a SACK
+/// exactly 2^31 below the cumulative ack seen is stale.
+pub const RESULTS_REVISION: u32 = 8;

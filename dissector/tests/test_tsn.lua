@@ -69,6 +69,10 @@ t.test("a stale SACK is discarded", function()
   t.eq(d.cum, 502)
   local f = send(400, FS, OLD, pkt(TMT, data(504)))
   t.eq(has(c, f, "duplicate"), false, "504 was never acknowledged")
+  -- Exactly 2^31 away: Linux's TSN_lt calls it less, stale.
+  send(401, OLD, FS, pkt(TFS, sack_gaps((502 + 2 ^ 31) % 2 ^ 32, {})))
+  t.eq(d.stale_sacks, 2)
+  t.eq(d.cum, 502)
 end)
 
 t.test("reneged TSNs are outstanding again", function()
@@ -89,6 +93,23 @@ t.test("reneged TSNs are outstanding again", function()
   -- 505..508); 503's copy one.
   t.eq(misses(d, 502), 1)
   t.eq(misses(d, 503), 1)
+end)
+
+t.test("overlapping gap blocks are merged for the renege check", function()
+  -- Blocks 2-5 and 4-7, out of order, and 9-9 are kept as 502..507 and
+  -- 509 (the analyzer's merge_ranges): a binary search alone then tells
+  -- whether a TSN is still covered (a scan of every block per reneged TSN
+  -- made a SACK cost gap-acked TSNs x blocks).
+  local c, send = data_sender()
+  for k = 1, 10 do send(10 + k, FS, OLD, pkt(TMT, data(500 + k))) end
+  send(20, OLD, FS, pkt(TFS, sack_gaps(500, { { 4, 7 }, { 2, 5 }, { 9, 9 } })))
+  local d = c.assocs[1].dir[1]
+  t.eq(#d.gap_ranges, 2)
+  t.eq(d.gap_ranges[1][1], 502); t.eq(d.gap_ranges[1][2], 5)
+  t.eq(d.gap_ranges[2][1], 509); t.eq(d.gap_ranges[2][2], 0)
+  -- Only 509 reneged.
+  send(21, OLD, FS, pkt(TFS, sack_gaps(500, { { 2, 3 }, { 3, 7 } })))
+  t.eq(d.rec[505].gap, true); t.eq(d.rec[507].gap, true); t.eq(d.rec[509].gap, false)
 end)
 
 t.test("the primary is the handshake's through a failover", function()
@@ -128,6 +149,86 @@ t.test("a T3 expiry resets miss indications of its destination", function()
   t.eq(misses(d, 507), 1, "sent to NEW")
   send(410, OLD, FS, pkt(TFS, sack_gaps(501, { { 2, 3 }, { 8, 8 } })))
   t.eq(misses(d, 502), 1)
+end)
+
+-- DELETE-IPs against Linux's sctp_assoc_rm_peer (the analyzer's
+-- track::script tests of the same names): the deleted destination's
+-- chunks move to the active path after the deletion (the first transport
+-- when the primary or the active path was deleted), again at every
+-- deletion. The mobile node (endpoint 0) at A1 lists A1, A2, A3; the
+-- correspondent C's paths to A2 and A3 are confirmed with one error each.
+local A1, A2, A3, C = "\10\0\0\1", "\10\0\0\2", "\10\0\0\3", "\10\0\1\1"
+local DEL = "\192\2"
+local function sack(cum) return sack_gaps(cum, {}) end
+local function hb(kind, info) return chunk(kind, "\0\1\0\8" .. info) end
+local function three_addresses()
+  local c = Core.new({ pf_retrans = false })
+  c:packet(1, 0, 0, A1, C, pkt(0, chunk(1, be32(TMT) .. "\0\1\0\0\0\10\0\10" .. be32(100) .. ap(A1) .. ap(A2) .. ap(A3))))
+  c:packet(2, 0, 1000000, C, A1, pkt(TMT, init(2, TFS, 500)))
+  local f = 2
+  local function send(us, src, dst, bytes)
+    f = f + 1
+    c:packet(f, math.floor(us / 1000000), (us % 1000000) * 1000, src, dst, bytes)
+    return f
+  end
+  local us = 10000
+  for _, x in ipairs({ { A2, "2" }, { A3, "3" } }) do
+    local to, tag = x[1], x[2]
+    send(us, C, to, pkt(TMT, hb(4, tag .. "aaa")))
+    send(us + 100, to, C, pkt(TFS, hb(5, tag .. "aaa")))
+    send(us + 1000, C, to, pkt(TMT, hb(4, tag .. "bbb")))
+    send(us + 2000, C, to, pkt(TMT, hb(4, tag .. "ccc")))
+    us = us + 10000
+  end
+  return c, send, us
+end
+local function errors_to(c, list)
+  local out = {}
+  for _, dst in ipairs(list) do
+    for _, p in ipairs(c.assocs[1].paths) do
+      if p.sender == 1 and p.dst == dst then out[#out + 1] = p.errors end
+    end
+  end
+  return table.concat(out, ",")
+end
+
+t.test("a deleted primary moves its data to the first transport, not the active path", function()
+  -- New DATA went to A3 while A1 is still the primary: deleting A1 makes
+  -- A2 primary and active, and 500 moves there.
+  local c, send, us = three_addresses()
+  send(us, C, A1, pkt(TMT, data(500)))
+  send(us + 50, C, A3, pkt(TMT, data(501)))
+  send(us + 100, A3, C, pkt(TFS, asconf(1, A3, DEL, A1)))
+  send(us + 200, C, A3, pkt(TMT, ack(1)))
+  t.eq(errors_to(c, { A2, A3 }), "1,1")
+  send(us + 500, A3, C, pkt(TFS, sack(501)))
+  t.eq(errors_to(c, { A2, A3 }), "0,0")
+end)
+
+t.test("a second deletion moves the data again", function()
+  local c, send, us = three_addresses()
+  send(us, C, A1, pkt(TMT, data(500)))
+  send(us + 100, A2, C, pkt(TFS, asconf(1, A2, DEL, A1)))
+  send(us + 200, C, A2, pkt(TMT, ack(1)))
+  send(us + 300, A3, C, pkt(TFS, asconf(2, A3, DEL, A2)))
+  send(us + 400, C, A3, pkt(TMT, ack(2)))
+  send(us + 500, A3, C, pkt(TFS, sack(500)))
+  t.eq(errors_to(c, { A2, A3 }), "1,0")
+end)
+
+t.test("a deletion of another address moves its data to the active path the first deletion chose", function()
+  local c, send, us = three_addresses()
+  send(us, C, A1, pkt(TMT, data(500)))
+  send(us + 10, C, A1, pkt(TMT, data(501)))
+  us = us + 1000000
+  send(us, C, A3, pkt(TMT, data(500)))
+  send(us + 100, A2, C, pkt(TFS, asconf(1, A2, DEL, A1)))
+  send(us + 200, C, A2, pkt(TMT, ack(1)))
+  send(us + 300, A2, C, pkt(TFS, asconf(2, A2, DEL, A3)))
+  send(us + 400, C, A2, pkt(TMT, ack(2)))
+  t.eq(errors_to(c, { A1, A2, A3 }), "1,1,1")
+  send(us + 500, A2, C, pkt(TFS, sack(500)))
+  t.eq(errors_to(c, { A1, A2, A3 }), "1,0,1")
 end)
 
 return t

@@ -171,3 +171,175 @@ impl Script {
         self.engine.finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! DELETE-IPs against Linux's sctp_assoc_rm_peer: the deleted
+    //! destination's transmitted chunks move to the active path after the
+    //! deletion (the first transport when the primary or the active path
+    //! was deleted), again at every deletion.
+    use super::{Script, DELETE_IP};
+    use crate::handover::HandoverConfig;
+    use crate::track::{script, TrackConfig};
+    use std::net::IpAddr;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().expect("an address literal")
+    }
+
+    /// A1 (the primary), A2, A3 of endpoint 0, and C of endpoint 1, whose
+    /// paths to A2 and A3 are confirmed with error count 1 each (one
+    /// HEARTBEAT unanswered); returns the script and the time after.
+    fn three_addresses() -> (Script, [IpAddr; 4], i64) {
+        let (a1, a2, a3, c) = (
+            ip("10.0.0.1"),
+            ip("10.0.0.2"),
+            ip("10.0.0.3"),
+            ip("10.0.1.1"),
+        );
+        let mut s = Script::new(
+            TrackConfig {
+                pf_retrans: None,
+                ..TrackConfig::default()
+            },
+            HandoverConfig::new(),
+        );
+        s.handshake(a1, &[a1, a2, a3], c);
+        let mut us = 10_000;
+        for (to, tag) in [(a2, b'2'), (a3, b'3')] {
+            s.send(us, 1, (c, to), &[script::heartbeat(false, &[tag, 0])]);
+            s.send(us + 100, 0, (to, c), &[script::heartbeat(true, &[tag, 0])]);
+            for k in 1..=2 {
+                let at = us + 1000 * i64::from(k);
+                s.send(at, 1, (c, to), &[script::heartbeat(false, &[tag, k])]);
+            }
+            us += 10_000;
+        }
+        (s, [a1, a2, a3, c], us)
+    }
+
+    /// The error counts of C's paths to `to`, in order.
+    fn error_counts(s: &Script, to: &[IpAddr]) -> Vec<u32> {
+        let a = s.tracker.association(0).expect("the association");
+        to.iter()
+            .map(|&d| {
+                a.paths
+                    .iter()
+                    .find(|p| p.sender == 1 && p.dst == d)
+                    .map(|p| p.error_count)
+                    .expect("a path to the address")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_deleted_primary_moves_its_data_to_the_first_transport_not_the_active_path() {
+        // New DATA went to A3 (as after a failover) while A1 is still the
+        // primary: deleting A1 makes A2 (the first transport) primary and
+        // active, and DATA 500 moves there; the SACK for 501 clears A2 (500)
+        // and A3 (501). Before: only A3, A2 kept 1 (H14 x4).
+        let (mut s, [a1, a2, a3, c], us) = three_addresses();
+        s.send(us, 1, (c, a1), &[script::data(500)]);
+        s.send(us + 50, 1, (c, a3), &[script::data(501)]);
+        s.send(
+            us + 100,
+            0,
+            (a3, c),
+            &[script::asconf(1, a3, &[(DELETE_IP, a1)])],
+        );
+        s.send(us + 200, 1, (c, a3), &[script::asconf_ack(1)]);
+        assert_eq!(error_counts(&s, &[a2, a3]), [1, 1]);
+        s.send(us + 500, 0, (a3, c), &[script::sack(501)]);
+        assert_eq!(error_counts(&s, &[a2, a3]), [0, 0]);
+    }
+
+    #[test]
+    fn a_second_deletion_moves_the_data_again() {
+        // DATA 500 to A1; DELETE A1 moves it to A2 (first transport), then
+        // DELETE A2 moves it to A3: the SACK clears A3. Before: the freed
+        // C -> A2 was cleared, A3 kept 1 (H14 x1).
+        let (mut s, [a1, a2, a3, c], us) = three_addresses();
+        s.send(us, 1, (c, a1), &[script::data(500)]);
+        s.send(
+            us + 100,
+            0,
+            (a2, c),
+            &[script::asconf(1, a2, &[(DELETE_IP, a1)])],
+        );
+        s.send(us + 200, 1, (c, a2), &[script::asconf_ack(1)]);
+        s.send(
+            us + 300,
+            0,
+            (a3, c),
+            &[script::asconf(2, a3, &[(DELETE_IP, a2)])],
+        );
+        s.send(us + 400, 1, (c, a3), &[script::asconf_ack(2)]);
+        s.send(us + 500, 0, (a3, c), &[script::sack(500)]);
+        assert_eq!(error_counts(&s, &[a2, a3]), [1, 0]);
+    }
+
+    #[test]
+    fn a_deletion_of_another_address_moves_its_data_to_the_active_path_the_first_deletion_chose() {
+        // DATA 500 and 501 to A1, 500 again to A3 after a T3 expiry; DELETE
+        // A1 makes A2 primary and active (501 moves there), then DELETE A3
+        // moves 500 to A2 too: the SACK for 500 clears A2, not A3's or the
+        // deleted A1's path. Before: the path to A1 (H14 x5).
+        let (mut s, [a1, a2, a3, c], us) = three_addresses();
+        s.send(us, 1, (c, a1), &[script::data(500)]);
+        s.send(us + 10, 1, (c, a1), &[script::data(501)]);
+        let us = us + 1_000_000;
+        s.send(us, 1, (c, a3), &[script::data(500)]);
+        s.send(
+            us + 100,
+            0,
+            (a2, c),
+            &[script::asconf(1, a2, &[(DELETE_IP, a1)])],
+        );
+        s.send(us + 200, 1, (c, a2), &[script::asconf_ack(1)]);
+        s.send(
+            us + 300,
+            0,
+            (a2, c),
+            &[script::asconf(2, a2, &[(DELETE_IP, a3)])],
+        );
+        s.send(us + 400, 1, (c, a2), &[script::asconf_ack(2)]);
+        assert_eq!(error_counts(&s, &[a1, a2, a3]), [1, 1, 1]);
+        s.send(us + 500, 0, (a2, c), &[script::sack(500)]);
+        assert_eq!(error_counts(&s, &[a1, a2, a3]), [1, 0, 1]);
+    }
+
+    #[test]
+    fn path_max_retrans_0_makes_the_first_expiry_inactive_never_potentially_failed() {
+        // Linux's sctp_do_8_2_transport_strike: inactive once error_count
+        // > pathmaxrxt, PF only while pf_retrans < error_count <
+        // pathmaxrxt: with Path.Max.Retrans 0 the first T3 expiry (500 sent
+        // again after 1 s) makes the path inactive, with count 1.
+        use crate::events::EventKind;
+        let (a1, c) = (ip("10.0.0.1"), ip("10.0.1.1"));
+        let mut s = Script::new(
+            TrackConfig {
+                path_max_retrans: 0,
+                pf_retrans: Some(0),
+                ..TrackConfig::default()
+            },
+            HandoverConfig::new(),
+        );
+        s.handshake(a1, &[a1], c);
+        s.send(10_000, 1, (c, a1), &[script::data(500)]);
+        let expiry = s.send(1_010_000, 1, (c, a1), &[script::data(500)]);
+        let (events, _) = s.finish();
+        let states: Vec<(u64, &str, u32)> = events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::PathPotentiallyFailed { error_count, .. } => {
+                    Some((e.frame, "pf", error_count))
+                }
+                EventKind::PathInactive { error_count, .. } => {
+                    Some((e.frame, "inactive", error_count))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(states, [(expiry, "inactive", 1)]);
+    }
+}
