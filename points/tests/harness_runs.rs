@@ -6,11 +6,12 @@
 //! path, and the DATA sent into koh-kim-2's dead path must be found lost
 //! there.
 
+mod common;
+use common::{link_delays, run_dir};
 use sctp_handover_points::{
     analyze_points, Direction, Loss, LossKind, OwdSample, PointInput, PointsOptions, PointsReport,
     PointsSink, Retransmission,
 };
-use std::collections::HashMap;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
@@ -27,12 +28,6 @@ const RUNS: [&str; 10] = [
     "koh-kim-1-ipv6",
     "koh-kim-2",
 ];
-
-fn run_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../sample-captures")
-        .join(name)
-}
 
 #[derive(Default)]
 struct Keep {
@@ -73,44 +68,6 @@ fn analyze(mn: &Path, cn: &Path) -> (PointsReport, Keep) {
 fn analyze_run(name: &str) -> (PointsReport, Keep) {
     let dir = run_dir(name);
     analyze(&dir.join("mn.pcap"), &dir.join("cn.pcap"))
-}
-
-/// The netem one-way delay of each MN address's link (scenario.toml:
-/// addresses configured at start and added by the timeline).
-fn link_delays(name: &str) -> HashMap<IpAddr, f64> {
-    let text = std::fs::read_to_string(run_dir(name).join("scenario.toml")).expect("scenario");
-    let s: toml::Value = text.parse().expect("toml");
-    let mut by_interface = HashMap::new();
-    let mut delays = HashMap::new();
-    for i in s["topology"]["mn_interfaces"]
-        .as_array()
-        .expect("interfaces")
-    {
-        let delay = i["delay_ms"].as_float().expect("delay_ms");
-        by_interface.insert(i["name"].as_str().expect("name").to_owned(), delay);
-        for a in i["addresses"].as_array().expect("addresses") {
-            delays.insert(a.as_str().expect("address").parse().expect("ip"), delay);
-        }
-    }
-    for step in s
-        .get("timeline")
-        .and_then(|t| t.as_array())
-        .into_iter()
-        .flatten()
-    {
-        if step["action"].as_str() == Some("add_address") {
-            let delay = by_interface[step["interface"].as_str().expect("interface")];
-            delays.insert(
-                step["address"]
-                    .as_str()
-                    .expect("address")
-                    .parse()
-                    .expect("ip"),
-                delay,
-            );
-        }
-    }
-    delays
 }
 
 /// (a) One clock: the offset is zero within 100 µs on every sample run,

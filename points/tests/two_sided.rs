@@ -8,13 +8,13 @@
 //! the link it took. Concrete values were checked by hand with tshark
 //! (docs/metrics.md, "Two capture points").
 
+mod common;
+use common::{link_delays, run_dir};
 use sctp_handover::analysis::{analyze_file, AnalysisOptions};
 use sctp_handover::handover::Handover;
 use sctp_handover_points::two_sided::{analyze_two_sided, TwoSided, TwoSidedHandover, PARTS};
 use sctp_handover_points::{PointInput, PointsOptions};
-use std::collections::HashMap;
-use std::net::IpAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const RUNS: [&str; 10] = [
     "bokor-failover",
@@ -28,12 +28,6 @@ const RUNS: [&str; 10] = [
     "koh-kim-1-ipv6",
     "koh-kim-2",
 ];
-
-fn run_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../sample-captures")
-        .join(name)
-}
 
 fn handovers(capture: &Path) -> Vec<Handover> {
     analyze_file(capture, &AnalysisOptions::default())
@@ -67,41 +61,6 @@ pub fn two_sided_of(name: &str) -> (Vec<TwoSidedHandover>, [usize; 2]) {
     let (two, counts) = analyze(&inputs(name), &PointsOptions::default());
     assert!(two.one_sided.is_empty(), "{name}: {:?}", two.one_sided);
     (two.records, counts)
-}
-
-/// The netem one-way delay of each MN address's link (scenario.toml).
-fn link_delays(name: &str) -> HashMap<IpAddr, f64> {
-    let text = std::fs::read_to_string(run_dir(name).join("scenario.toml")).expect("scenario");
-    let s: toml::Value = text.parse().expect("toml");
-    let mut by_interface = HashMap::new();
-    let mut delays = HashMap::new();
-    for i in s["topology"]["mn_interfaces"]
-        .as_array()
-        .expect("interfaces")
-    {
-        let delay = i["delay_ms"].as_float().expect("delay_ms");
-        by_interface.insert(i["name"].as_str().expect("name").to_owned(), delay);
-        for a in i["addresses"].as_array().expect("addresses") {
-            delays.insert(a.as_str().expect("address").parse().expect("ip"), delay);
-        }
-    }
-    for step in s
-        .get("timeline")
-        .and_then(|t| t.as_array())
-        .into_iter()
-        .flatten()
-    {
-        if step["action"].as_str() == Some("add_address") {
-            let delay = by_interface[step["interface"].as_str().expect("interface")];
-            let a = step["address"]
-                .as_str()
-                .expect("address")
-                .parse()
-                .expect("ip");
-            delays.insert(a, delay);
-        }
-    }
-    delays
 }
 
 fn ms(v: Option<i64>) -> String {
