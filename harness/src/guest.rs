@@ -242,6 +242,32 @@ fn wait_timeout(child: &mut Child, limit: Duration) -> anyhow::Result<std::proce
     }
 }
 
+/// Where the guest writes a run's files while it runs: below /run, the
+/// guest-private tmpfs of guest-init.sh.
+const GUEST_WORK_DIR: &str = "/run/sctp-harness-run";
+
+/// Copies the files the run wrote (everything but scenario.toml, which
+/// came from the run directory) into the run directory; also after a
+/// failure, so that its logs are kept.
+fn copy_run_files(work: &Path, run_dir: &Path) -> anyhow::Result<()> {
+    let entries = match std::fs::read_dir(work) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", work.display())),
+    };
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name == "scenario.toml" || !entry.file_type()?.is_file() {
+            continue;
+        }
+        let to = run_dir.join(&name);
+        std::fs::copy(entry.path(), &to)
+            .with_context(|| format!("copying {} to {}", entry.path().display(), to.display()))?;
+    }
+    Ok(())
+}
+
 /// What the captures dropped: tcpdump on the MN and the CN, the watch.
 struct Drops {
     mn: u64,
@@ -253,7 +279,18 @@ pub fn run(run_dir: &Path, modroot: &Path, watch: Option<&Path>) -> anyhow::Resu
     let started = Instant::now();
     let scenario = Scenario::load(&run_dir.join("scenario.toml"))?;
     let bin = std::env::current_exe()?;
-    let result = run_inner(&scenario, &bin, run_dir, modroot, watch);
+    // Every file of the run is written in the guest's own tmpfs and copied
+    // to the run directory afterwards: a write to the run directory (hostfs)
+    // is a host system call that stalls the guest's one CPU, and the
+    // handover's own event-log lines then delay the next message by up to
+    // a millisecond (Koh & Kim at LAN terms, docs/reproduction.md).
+    let work = Path::new(GUEST_WORK_DIR);
+    let result = std::fs::create_dir_all(work)
+        .and_then(|()| std::fs::copy(run_dir.join("scenario.toml"), work.join("scenario.toml")))
+        .context("preparing the guest's work directory")
+        .and_then(|_| run_inner(&scenario, &bin, work, modroot, watch));
+    let copied = copy_run_files(work, run_dir);
+    let result = result.and_then(|d| copied.map(|()| d));
     let (ok, error, drops) = match &result {
         Ok(d) => (true, None, Some(d)),
         Err(e) => (false, Some(format!("{e:#}")), None),
