@@ -68,8 +68,11 @@ reproduce: build
 kernel-check: build
 	cargo test -p sctp-handover-harness --test kernel_agreement -- --ignored --nocapture
 
+## Formatting, clippy, and no import circle between the files of a crate
+## (scripts/import-circles.py; docs/architecture.md).
 lint:
 	$(CARGO) fmt --all -- --check
+	python3 scripts/import-circles.py
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 ## The dissector's pure-Lua core under every plain Lua of 5.2, 5.3 and

@@ -3,8 +3,9 @@
 //! the failover times these predict (with RTO backoff, with a fixed RTO).
 
 use super::anchors::AnchorKind;
+use super::mark::Mark;
 use super::model::{Component, Expiry, Failover, Point, SpuriousExpiryRef, SwitchClass};
-use super::state::{Direction, Mark, PathData};
+use super::state::{Direction, PathData};
 use super::{HandoverConfig, HandoverEngine};
 use crate::events::{AssocId, EndpointId, PathId};
 use crate::time::{Nanos, Timestamp};

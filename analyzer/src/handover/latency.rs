@@ -4,21 +4,14 @@
 //! sender recovery and path confirmation.
 
 use super::anchors::AnchorKind;
+use super::mark::Mark;
 use super::model::{AsconfExchange, Component, Handover, Point};
-use super::state::{Association, Direction, HeartbeatRecord, Mark};
+use super::state::{Association, Direction, HeartbeatRecord};
 use super::{HandoverConfig, HandoverEngine};
 use crate::events::{AssocId, EndpointId, PathId};
 use crate::time::Nanos;
 use crate::wire::serial::{serial_ge, serial_lt};
 use std::net::IpAddr;
-
-#[derive(Debug)]
-pub(super) struct Pending {
-    pub(super) index: usize,
-    pub(super) switch_tsn: u32,
-    pub(super) segment_first_tsn: u32,
-    pub(super) lowest_retransmitted: Option<u32>,
-}
 
 impl Direction {
     /// A retransmission of `tsn`: a candidate for L+1 of the current

@@ -7,6 +7,7 @@ pub mod anchors;
 mod descriptors;
 mod failover;
 mod latency;
+mod mark;
 mod model;
 mod recognition;
 mod state;
@@ -21,14 +22,14 @@ use crate::track::limits::Hit;
 use crate::track::path::PathStatus;
 use crate::wire::sctp_param::AsconfOp;
 use anchors::Anchor;
-use state::{Association, HeartbeatRecord, Mark};
+use mark::Mark;
+use state::{Association, HeartbeatRecord};
 
 pub use descriptors::{ComponentDescriptor, ComponentGroup, COMPONENTS};
 pub use model::{
     AsconfExchange, CapturePoint, Component, Expiry, Failover, Handover, HandoverWindow, Point,
-    ReceiverSilence, Recognition, SpuriousExpiryRef, SwitchClass, WindowEnd,
+    ReceiverSilence, Recognition, SpuriousExpiryRef, SwitchClass, WindowEnd, RECEIVER_FAILOVER,
 };
-pub use switch::RECEIVER_FAILOVER;
 
 #[derive(Debug, Clone)]
 pub struct HandoverConfig {

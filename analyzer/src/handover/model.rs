@@ -286,6 +286,9 @@ pub struct Recognition {
     pub link_up_to_data: Component,
 }
 
+/// How a failover seen by the receiver's capture starts its class reason.
+pub const RECEIVER_FAILOVER: &str = "seen by the receiver";
+
 /// The old path's silence before a switch, against its DATA pace: a
 /// failover as the receiver's capture shows it (docs/metrics.md, "Data
 /// path switch").
@@ -306,7 +309,7 @@ impl ReceiverSilence {
     pub fn summary(&self) -> String {
         format!(
             "{}: the old path fell silent for {:.3} ms, {:.1}x its mean DATA interval",
-            super::switch::RECEIVER_FAILOVER,
+            RECEIVER_FAILOVER,
             self.silence.as_millis_f64(),
             self.silence.as_millis_f64() / self.interval.as_millis_f64(),
         )

@@ -2,8 +2,9 @@
 //! HEARTBEAT on the path → first DATA on it (Bokor).
 
 use super::anchors::AnchorKind;
+use super::mark::Mark;
 use super::model::{Component, Point, Recognition};
-use super::state::{HeartbeatRecord, Mark, PathData};
+use super::state::{HeartbeatRecord, PathData};
 use super::HandoverConfig;
 use crate::events::PathId;
 use crate::time::Timestamp;

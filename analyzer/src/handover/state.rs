@@ -1,8 +1,8 @@
 //! Per-association and per-direction bookkeeping (paths, segments, TSN
 //! history, counters, exchanges) and how the tracker's observations update it.
 
-use super::latency::Pending;
-use super::model::{AsconfExchange, Expiry, Handover, Point};
+use super::mark::Mark;
+use super::model::{AsconfExchange, Expiry, Handover};
 use super::tsn_history::{TsnHistory, TsnInfo};
 use super::HandoverEngine;
 use crate::events::{AssocId, EndpointId, Event, Observation, PathId};
@@ -26,18 +26,6 @@ const TSN_HISTORY: usize = 1 << 16;
 /// which the capture may have seen acknowledged already (the SACK was lost
 /// after the capture point).
 const TSN_RECENT: u32 = 4096;
-
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Mark {
-    pub(super) frame: u64,
-    pub(super) time: Timestamp,
-}
-
-impl Mark {
-    pub(super) fn point(self, what: &'static str) -> Point {
-        Point::frame(self.frame, self.time, what)
-    }
-}
 
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Counters {
@@ -95,7 +83,28 @@ pub(super) struct Direction {
     pub(super) expiries: VecDeque<(PathId, Expiry, Option<Mark>)>,
     pub(super) pending: Vec<Pending>,
     /// Switches whose handover window is still open.
-    pub(super) windows: Vec<super::window::OpenWindow>,
+    pub(super) windows: Vec<OpenWindow>,
+}
+
+/// A switch still waiting for its total handover latency (`latency.rs`
+/// settles it).
+#[derive(Debug)]
+pub(super) struct Pending {
+    pub(super) index: usize,
+    pub(super) switch_tsn: u32,
+    pub(super) segment_first_tsn: u32,
+    pub(super) lowest_retransmitted: Option<u32>,
+}
+
+/// A switch whose window is still open (`window.rs` opens and closes it).
+#[derive(Debug)]
+pub(super) struct OpenWindow {
+    /// The handover's slot, counted from the association's first switch.
+    pub(super) index: usize,
+    /// The direction's counters where the window began (its last new DATA
+    /// on the old path).
+    pub(super) start: Counters,
+    pub(super) until_tsn: u32,
 }
 
 impl Direction {

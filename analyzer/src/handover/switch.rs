@@ -1,11 +1,12 @@
 //! Data path switch detection and classification: on each switch, gathers
 //! what the switch rests on and builds its [`Handover`] record.
 
-use super::latency::{self, Pending};
+use super::latency;
+use super::mark::Mark;
 use super::model::{
     AsconfExchange, CapturePoint, Component, Handover, HandoverWindow, ReceiverSilence, SwitchClass,
 };
-use super::state::{Association, HeartbeatRecord, Mark, PathData};
+use super::state::{Association, HeartbeatRecord, PathData, Pending};
 use super::{failover, recognition, HandoverEngine};
 use crate::events::{EndpointId, Event, PathId};
 use crate::time::Nanos;
@@ -369,9 +370,6 @@ fn captured_at_sender(point: CapturePoint, mobile: Option<EndpointId>, sender: E
         _ => false,
     }
 }
-
-/// How a failover seen by the receiver's capture starts its class reason.
-pub const RECEIVER_FAILOVER: &str = "seen by the receiver";
 
 /// How much longer than its usual pace the old path's silence before a
 /// switch must be to count as a failover seen by the receiver. A sender

@@ -9,7 +9,7 @@
 //! (`state::TSN_RECENT`, more while acknowledgements are missing): 128 KiB
 //! at most instead of the 320 KiB of a record with both transmissions.
 
-use super::state::Mark;
+use super::mark::Mark;
 use crate::time::Timestamp;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;

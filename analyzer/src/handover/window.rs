@@ -6,20 +6,10 @@
 //! a T3 retransmission of DATA lost on the old path comes after it.
 
 use super::latency::waiting;
+use super::mark::Mark;
 use super::model::{Handover, Point, WindowEnd};
-use super::state::{Association, Counters, Direction, Mark};
+use super::state::{Association, Counters, Direction, OpenWindow};
 use crate::track::tsn::serial_le;
-
-/// A switch whose window is still open.
-#[derive(Debug)]
-pub(super) struct OpenWindow {
-    /// The handover's slot, counted from the association's first switch.
-    pub(super) index: usize,
-    /// The direction's counters where the window began (its last new DATA
-    /// on the old path).
-    start: Counters,
-    until_tsn: u32,
-}
 
 impl Direction {
     /// Opens the window of the switch in slot `index` (its counters start

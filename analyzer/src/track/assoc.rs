@@ -1,5 +1,6 @@
 //! Associations and their endpoints.
 
+use super::index::TagKey;
 use super::path::PathState;
 use super::tsn::{DirectionCounters, TsnLedger};
 use crate::events::{AddressSource, AsconfRequestEvent, EndpointId, PathId};
@@ -429,9 +430,9 @@ pub struct Association {
     pub(crate) sent_asconf: Option<Box<[Option<SentAsconf>; 2]>>,
     /// Keys this association put in the tracker's tag and INIT tables.
     #[serde(skip)]
-    pub(crate) tag_keys: Vec<super::demux::TagKey>,
+    pub(crate) tag_keys: Vec<TagKey>,
     #[serde(skip)]
-    pub(crate) init_keys: Vec<super::demux::TagKey>,
+    pub(crate) init_keys: Vec<TagKey>,
     /// Entries for it in the tracker's deadline heap.
     #[serde(skip)]
     pub(crate) queued_deadlines: u8,

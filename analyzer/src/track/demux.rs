@@ -1,6 +1,7 @@
 //! Demultiplexing: which association, sending endpoint and path a packet belongs to.
 
 use super::assoc::{Association, Start};
+use super::index::{port_pair, remove_from};
 use super::path::PathState;
 use super::Tracker;
 use crate::decode::SctpDatagram;
@@ -9,14 +10,6 @@ use crate::time::Timestamp;
 use crate::wire::sctp::Packet as SctpPacket;
 use crate::wire::sctp_chunk::{chunk_type, Chunk, InitChunk, FLAG_T};
 use std::net::IpAddr;
-
-/// Key of the verification-tag table: a packet from `src_port` to
-/// `dst_port` carrying `tag` belongs to (association, sending endpoint).
-pub(crate) type TagKey = (u16, u16, u32);
-
-pub(super) fn port_pair(a: u16, b: u16) -> (u16, u16) {
-    (a.min(b), a.max(b))
-}
 
 /// The endpoint that sent a packet from `src` to `dst`, by the addresses
 /// each endpoint is known to have: the one that has the source address
@@ -231,7 +224,7 @@ impl Tracker {
         }
         if a.endpoints.iter().all(|e| e.verification_tag.is_some()) {
             let pp = port_pair(from, to);
-            super::retire::remove_from(&mut self.half_known, pp, id);
+            remove_from(&mut self.half_known, pp, id);
         }
         // A key tells the direction by itself when the ports differ, or the
         // other endpoint's tag is known and different (then no packet the

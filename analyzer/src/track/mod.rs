@@ -8,6 +8,7 @@ pub mod dedup;
 mod demux;
 mod heartbeat;
 mod icmp;
+mod index;
 mod init;
 pub mod limits;
 pub mod path;
@@ -29,7 +30,7 @@ use crate::wire::sctp_chunk::{
 };
 use crate::wire::Error as WireError;
 use assoc::Association;
-use demux::TagKey;
+use index::{HalfKnown, InitIndex, OpenByAddress, TagIndex};
 use path::{ChunkCounts, Transition};
 pub use retire::Footprint;
 use retire::{Alive, Deadline};
@@ -120,19 +121,11 @@ pub struct Tracker {
     /// Alive associations by id (ids are unique and increasing in a file).
     associations: Alive,
     next_id: AssocId,
-    /// By the key a packet carries: its association, the endpoint that
-    /// sent it, and whether the key alone says so (ports differ, or the
-    /// two endpoints' tags are known and differ).
-    by_tag: FxHashMap<TagKey, (AssocId, EndpointId, bool)>,
-    /// INITs seen, by (src port, dst port, initiate tag), to fold INIT
-    /// retransmissions into one association.
-    by_init: FxHashMap<TagKey, AssocId>,
-    /// Open (not ended) associations by unordered port pair and an address
-    /// of either endpoint: what a new INIT may supersede.
-    open_by_address: FxHashMap<((u16, u16), IpAddr), Vec<AssocId>>,
-    /// Open associations with a verification tag still unknown, by
-    /// unordered port pair, oldest first.
-    half_known: FxHashMap<(u16, u16), Vec<AssocId>>,
+    /// The lookup indexes (`index.rs` says what each holds).
+    by_tag: TagIndex,
+    by_init: InitIndex,
+    open_by_address: OpenByAddress,
+    half_known: HalfKnown,
     /// Retirement deadlines (min-heap, lazily re-pushed).
     deadlines: BinaryHeap<Deadline>,
     /// Heap entries of associations already retired.
@@ -226,7 +219,7 @@ impl Tracker {
         let learned = a.endpoints[endpoint].learn(address, how, frame);
         let new_here = a.endpoints[endpoint].addresses.len() > before;
         if new_here && a.end.is_none() && !a.endpoints[1 - endpoint].has(address) {
-            let pp = demux::port_pair(a.endpoints[0].port, a.endpoints[1].port);
+            let pp = index::port_pair(a.endpoints[0].port, a.endpoints[1].port);
             let list = self.open_by_address.entry((pp, address)).or_default();
             crate::compact::push(list, id);
         }

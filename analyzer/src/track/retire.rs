@@ -8,12 +8,11 @@
 //! deadline. Each retirement costs O(log n); nothing scans all associations.
 
 use super::assoc::Association;
-use super::demux::port_pair;
+use super::index::{port_pair, remove_from};
 use super::Tracker;
 use crate::by_id::ById;
 use crate::events::AssocId;
 use crate::time::Timestamp;
-use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::ops::{Index, IndexMut};
 
@@ -207,22 +206,5 @@ impl Tracker {
             self.stale_deadlines = 0;
         }
         a
-    }
-}
-
-/// Removes `id` from the list under `key`, dropping the key when empty.
-/// Keeps the list's order (lists are short: associations sharing ports).
-pub(super) fn remove_from<K: std::hash::Hash + Eq>(
-    map: &mut FxHashMap<K, Vec<AssocId>>,
-    key: K,
-    id: AssocId,
-) {
-    if let Some(list) = map.get_mut(&key) {
-        if let Some(i) = list.iter().position(|&x| x == id) {
-            list.remove(i);
-        }
-        if list.is_empty() {
-            map.remove(&key);
-        }
     }
 }

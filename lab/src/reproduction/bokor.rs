@@ -7,123 +7,20 @@
 //! the link-up phase spread (Fig. 6, eq. (1)), and Fig. 12. The
 //! correspondent's kernel log is the ground truth.
 
-use super::prediction;
+use super::prediction::{self, eq3, eq4};
 use super::published::{
     BOKOR_DEFAULT, BOKOR_FIG12, BOKOR_FIG2, BOKOR_FIG5, BOKOR_LINEAR, BOKOR_RECOGNITION,
     BOKOR_RETRANSMISSIONS,
 };
+use super::runs::{runs, Run};
 use super::scatter;
-use super::truth::{self, Truth};
+use super::truth::Truth;
 use super::verdict::{Kind, Verdict};
 use super::{mmm, setup_table, stat_of, Data};
 use crate::document::{Block, Section, Table};
 use crate::figures::svg::num;
 use crate::figures::sweep::{self, Prediction, Series, SweepSpec};
-use sctp_handover_harness_formats::Scenario;
 use std::collections::BTreeMap;
-
-/// One switch of the correspondent's DATA (endpoint 1) of a given class,
-/// seen in the correspondent's capture, with its run's parameters and the
-/// kernel's view.
-#[derive(Debug, Clone)]
-pub struct Run {
-    pub run: String,
-    pub rto_min: f64,
-    pub rto_max: f64,
-    pub pmr: f64,
-    pub hb_interval: f64,
-    /// One-way delay of the alternate path (the last MN interface).
-    pub alt_delay: f64,
-    /// The application's message interval (traffic.interval_ms).
-    pub interval_ms: f64,
-    pub row: usize,
-    /// Bokor's DATA transmission interrupt as the receiver saw it: the
-    /// data interrupt of the same switch in the mobile node's capture.
-    pub mn_interrupt_ms: Option<f64>,
-    pub truth: Truth,
-}
-
-/// Reads the sender parameters a run was made with from its scenario.toml
-/// (the swept ones are also columns, the others are the scenario's):
-/// RTO.Min, RTO.Max, Path.Max.Retrans, HB.Interval, the last MN
-/// interface's one-way delay and the message interval.
-fn params(dir: &std::path::Path) -> Option<(f64, f64, f64, f64, f64, f64)> {
-    let text = std::fs::read_to_string(dir.join("scenario.toml")).ok()?;
-    let s = Scenario::from_toml(&text).ok()?;
-    Some((
-        f64::from(s.sctp.rto_min_ms),
-        f64::from(s.sctp.rto_max_ms),
-        f64::from(s.sctp.path_max_retrans),
-        f64::from(s.sctp.hb_interval_ms),
-        s.topology.mn_interfaces.last()?.delay_ms,
-        s.traffic.interval_ms as f64,
-    ))
-}
-
-pub fn runs(data: &Data, sweep: &str, class: &str) -> Vec<Run> {
-    let h = &data.handovers;
-    let mut out = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for i in h.of_sweep(sweep) {
-        if h.text("capture_side", i).as_deref() != Some("cn")
-            || h.num("sender", i) != Some(1.0)
-            || h.text("class", i).as_deref() != Some(class)
-        {
-            continue;
-        }
-        let Some(dir) = data.run_dir(h, i, sweep) else {
-            continue;
-        };
-        let Some(run) = h
-            .text("source", i)
-            .and_then(|s| super::rows::run_of(&s, sweep))
-        else {
-            continue;
-        };
-        if !seen.insert(run.clone()) {
-            continue;
-        }
-        let Some((rto_min, rto_max, pmr, hb_interval, alt_delay, interval_ms)) = params(&dir)
-        else {
-            continue;
-        };
-        let mn_interrupt_ms = h.text("source", i).and_then(|src| {
-            let mn = format!("{}mn.pcap", src.strip_suffix("cn.pcap")?);
-            (0..h.len)
-                .find(|&j| {
-                    h.text("source", j).as_deref() == Some(mn.as_str())
-                        && h.num("sender", j) == Some(1.0)
-                })
-                .and_then(|j| h.num("data_interrupt_ms", j))
-        });
-        out.push(Run {
-            run,
-            mn_interrupt_ms,
-            rto_min,
-            rto_max,
-            pmr,
-            hb_interval,
-            alt_delay,
-            interval_ms,
-            row: i,
-            truth: truth::read(&dir).unwrap_or_default(),
-        });
-    }
-    out
-}
-
-/// Bokor's eq. (3) as printed: Σ_{i<PMR} RTO·2^i, each term capped at
-/// RTO.Max; with `linux` the kernel's count: the path goes inactive at the
-/// (PMR+1)-th expiry, so the sum runs to i = PMR.
-pub fn eq3(rto: f64, rto_max: f64, pmr: f64, linux: bool) -> f64 {
-    let terms = pmr as i32 + i32::from(linux);
-    (0..terms).map(|i| (rto * 2f64.powi(i)).min(rto_max)).sum()
-}
-
-/// Eq. (4), RTO.min = RTO.max: PMR · RTO; Linux: (PMR + 1) · RTO.
-pub fn eq4(rto: f64, pmr: f64, linux: bool) -> f64 {
-    (pmr + f64::from(u8::from(linux))) * rto
-}
 
 type Key = (i64, i64);
 
@@ -1377,23 +1274,4 @@ fn failover_table(
         ]);
     }
     t
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn equations_as_printed_and_as_linux_counts() {
-        // PMR 2, RTO 200 ms: eq. (4) 400 ms, Linux 600 ms of T3 timer.
-        assert_eq!(eq4(200.0, 2.0, false), 400.0);
-        assert_eq!(eq4(200.0, 2.0, true), 600.0);
-        // Eq. (3) with doubling: 200 + 400 (printed), + 800 (Linux).
-        assert_eq!(eq3(200.0, 60000.0, 2.0, false), 600.0);
-        assert_eq!(eq3(200.0, 60000.0, 2.0, true), 1400.0);
-        // Capped at RTO.Max: 100 + 200 + 400 + 400.
-        assert_eq!(eq3(100.0, 400.0, 3.0, true), 1100.0);
-        // RTO.min = RTO.max makes eq. (3) eq. (4).
-        assert_eq!(eq3(200.0, 200.0, 2.0, true), eq4(200.0, 2.0, true));
-    }
 }

@@ -3,9 +3,9 @@
 //! timeout or an error counter reset counted apart); Paper II: the RFC's
 //! RTO.min / PMR against tuned values, RTO.max capping the back-off.
 
-use super::bokor::{eq3, runs, Run};
-use super::prediction;
+use super::prediction::{self, eq3};
 use super::published::{EKLUND, EKLUND_SLOW_START, EKLUND_TUNING};
+use super::runs::{runs, Run};
 use super::verdict::{Kind, Verdict};
 use super::{mmm, setup_table, stat_of, Data};
 use crate::document::{Block, Section, Table};

@@ -17,6 +17,7 @@ pub mod koh_kim;
 pub mod prediction;
 pub mod published;
 pub mod rows;
+pub mod runs;
 pub mod scatter;
 pub mod sweeps;
 pub mod truth;

@@ -1,10 +1,11 @@
-//! Bokor's eq. (3)/(4) evaluated with the RTO the correspondent's kernel
-//! had at each T3 expiry (its 10 ms `kernel_paddr` samples) beside the
-//! configured RTO, the residual per run, and the runs whose failover the
-//! analyzer saw disturbed (a spurious T3 expiry, an error counter cleared)
-//! flagged and counted apart.
+//! Bokor's eq. (3)/(4), as printed and as Linux counts, evaluated with the
+//! RTO the correspondent's kernel had at each T3 expiry (its 10 ms
+//! `kernel_paddr` samples) beside the configured RTO, the residual per
+//! run, and the runs whose failover the analyzer saw disturbed (a
+//! spurious T3 expiry, an error counter cleared) flagged and counted
+//! apart.
 
-use super::bokor::{eq3, Run};
+use super::runs::Run;
 use super::{mmm, stat_of, Data};
 use crate::document::Table;
 use crate::figures::svg::num;
@@ -16,6 +17,19 @@ use crate::stats::Stat;
 /// tick; a failover of PMR + 1 timers may be late by PMR + 1 of these, and
 /// early by one tick.
 pub const TICK_MS: f64 = 10.0;
+
+/// Bokor's eq. (3) as printed: Σ_{i<PMR} RTO·2^i, each term capped at
+/// RTO.Max; with `linux` the kernel's count: the path goes inactive at the
+/// (PMR+1)-th expiry, so the sum runs to i = PMR.
+pub fn eq3(rto: f64, rto_max: f64, pmr: f64, linux: bool) -> f64 {
+    let terms = pmr as i32 + i32::from(linux);
+    (0..terms).map(|i| (rto * 2f64.powi(i)).min(rto_max)).sum()
+}
+
+/// Eq. (4), RTO.min = RTO.max: PMR · RTO; Linux: (PMR + 1) · RTO.
+pub fn eq4(rto: f64, pmr: f64, linux: bool) -> f64 {
+    (pmr + f64::from(u8::from(linux))) * rto
+}
 
 /// One run's prediction.
 pub struct Predicted {
@@ -241,4 +255,23 @@ pub fn overrun_table(runs: &[&Run], name: &str) -> (Table, Vec<Overrun>) {
         });
     }
     (t, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equations_as_printed_and_as_linux_counts() {
+        // PMR 2, RTO 200 ms: eq. (4) 400 ms, Linux 600 ms of T3 timer.
+        assert_eq!(eq4(200.0, 2.0, false), 400.0);
+        assert_eq!(eq4(200.0, 2.0, true), 600.0);
+        // Eq. (3) with doubling: 200 + 400 (printed), + 800 (Linux).
+        assert_eq!(eq3(200.0, 60000.0, 2.0, false), 600.0);
+        assert_eq!(eq3(200.0, 60000.0, 2.0, true), 1400.0);
+        // Capped at RTO.Max: 100 + 200 + 400 + 400.
+        assert_eq!(eq3(100.0, 400.0, 3.0, true), 1100.0);
+        // RTO.min = RTO.max makes eq. (3) eq. (4).
+        assert_eq!(eq3(200.0, 200.0, 2.0, true), eq4(200.0, 2.0, true));
+    }
 }
