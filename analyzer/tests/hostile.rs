@@ -346,6 +346,66 @@ fn a_sack_with_huge_gap_blocks_costs_no_more_than_the_window() {
     assert_eq!(gap_blocks, u64::from(blocks));
 }
 
+/// A SACK with one gap block (TSN `cumulative` + `end`, `start`..`end`).
+fn sack(cumulative: u32, start: u16, end: u16) -> Vec<u8> {
+    let mut body = cumulative.to_be_bytes().to_vec();
+    body.extend_from_slice(&65_535u32.to_be_bytes());
+    body.extend_from_slice(&1u16.to_be_bytes());
+    body.extend_from_slice(&0u16.to_be_bytes());
+    body.extend_from_slice(&start.to_be_bytes());
+    body.extend_from_slice(&end.to_be_bytes());
+    chunk(3, 0, &body)
+}
+
+#[test]
+fn t3_expiries_over_a_wide_range_reported_missing_cost_nothing_per_tsn() {
+    // 20 000 TSNs, one SACK reporting 19 998 of them missing once, then
+    // 2 000 copies of TSN 1001 (T3 expiries of the one path): each
+    // expiry sets the others' indications to 0 (Linux's
+    // sctp_retransmit_mark), read when they are next counted, not
+    // written over the range 2 000 times. Three new TSNs and SACKs then
+    // give 1002 and 1003 two indications (1003's copy is no fast
+    // retransmission: without the reset it would be its third) and 1002
+    // a third (its copy is one).
+    let dir = out_dir("hostile-t3-range");
+    let n = 20_000u32;
+    let expiries = 2_000u32;
+    let mut packets = vec![ipv4(A, B, &sctp(5000, 5000, 0, &init(7, 1000, &[])))];
+    for tsn in 1000..1000 + n {
+        packets.push(ipv4(A, B, &sctp(5000, 5000, 7, &data(tsn, b"x"))));
+    }
+    let last = (n - 1) as u16;
+    packets.push(ipv4(B, A, &sctp(5000, 5000, 7, &sack(1000, last, last))));
+    for _ in 0..expiries {
+        packets.push(ipv4(A, B, &sctp(5000, 5000, 7, &data(1001, b"x"))));
+    }
+    for k in 0..3u16 {
+        let tsn = 1000 + n + u32::from(k);
+        packets.push(ipv4(A, B, &sctp(5000, 5000, 7, &data(tsn, b"x"))));
+        packets.push(ipv4(
+            B,
+            A,
+            &sctp(5000, 5000, 7, &sack(1000, last, last + 1 + k)),
+        ));
+        if k == 1 {
+            packets.push(ipv4(A, B, &sctp(5000, 5000, 7, &data(1003, b"x"))));
+        }
+    }
+    packets.push(ipv4(A, B, &sctp(5000, 5000, 7, &data(1002, b"x"))));
+    let path = dir.join("t3-range.pcap");
+    write_raw(&path, &packets);
+    let a = accounted(&path, &AnalysisOptions::default());
+    let total = |f: fn(&sctp_handover::track::tsn::DirectionCounters) -> u64| -> u64 {
+        a.associations[0]
+            .directions
+            .iter()
+            .map(|d| f(d.counters()))
+            .sum()
+    };
+    assert_eq!(total(|c| c.retransmitted_chunks), u64::from(expiries) + 2);
+    assert_eq!(total(|c| c.fast_retransmissions), 1);
+}
+
 #[test]
 fn an_init_with_thousands_of_addresses_is_capped_and_said() {
     let dir = out_dir("hostile-addresses");

@@ -53,7 +53,13 @@ struct TsnRecord {
     /// [`SEEN`], [`GAP_ACKED`], [`FAST_RETRANSMITTED`], [`SIDELINED`]: one
     /// byte, so that a record stays 32 bytes (the window holds up to 2^20).
     flags: u8,
+    /// Miss indications as last counted; a T3 expiry of the destination
+    /// the TSN was credited to after that sets them to 0, read lazily
+    /// (see [`TsnLedger::miss_reports`]).
     miss_reports: u8,
+    /// The T3 expiry epoch ([`TsnLedger::t3_epoch`]) when `miss_reports`
+    /// was last written (in the record's padding: still 32 bytes).
+    t3_epoch: u16,
 }
 
 /// Captured at least once (else a TSN skipped over, never captured so far).
@@ -77,6 +83,7 @@ impl TsnRecord {
         transmissions: 0,
         flags: 0,
         miss_reports: 0,
+        t3_epoch: 0,
     };
 
     fn seen(&self) -> bool {
@@ -115,11 +122,20 @@ impl TsnRecord {
 /// per move, whatever the number of other addresses deleted.
 #[derive(Debug, Default)]
 struct Deletions {
-    /// The direction's DATA chunk count at each deletion, and the active
-    /// path after it (where the deleted destination's TSNs went).
-    at: Vec<(u64, Option<PathId>)>,
+    /// The direction's DATA chunk count at each deletion, the active path
+    /// after it (where the deleted destination's TSNs went), and the T3
+    /// expiry epoch then (which expiries came before it).
+    at: Vec<(u64, Option<PathId>, u16)>,
     /// The indexes in `at` of each address's deletions, ascending.
     by_address: HashMap<IpAddr, Vec<usize>>,
+}
+
+/// The T3 expiries of a direction's destinations (see
+/// [`TsnLedger::on_t3_expiry`]).
+#[derive(Debug, Default)]
+struct T3Expiries {
+    /// The epochs of each destination's expiries, ascending.
+    by_destination: HashMap<Option<IpAddr>, Vec<u16>>,
 }
 
 /// TSNs SFR-CACC kept from a miss indication, set aside from the miss
@@ -319,8 +335,8 @@ pub struct TsnLedger {
     gap_ranges: Vec<(u32, u32)>,
     /// The SACK at hand's ranges (reused buffer).
     sack_ranges: Vec<(u32, u32)>,
-    /// The highest TSN given a miss indication so far: above it every
-    /// record has none (a T3 expiry's reset stops there).
+    /// The highest TSN given a miss indication so far (`None`: none was
+    /// given, and a T3 expiry has nothing to mark).
     miss_high: Option<u32>,
     /// Receiver addresses deleted (see [`Deletions`]); boxed on the first
     /// deletion, so that a ledger without any stays small.
@@ -336,6 +352,13 @@ pub struct TsnLedger {
     /// While in fast recovery (RFC 9260 §7.2.4; Linux's
     /// `asoc->fast_recovery`): the highest TSN sent when it began.
     fast_recovery_exit: Option<u32>,
+    /// T3 expiries since the last renumbering (see
+    /// [`TsnLedger::on_t3_expiry`]): a record's indications counted at an
+    /// earlier epoch were set to 0 by any expiry since of the destination
+    /// it was credited to then.
+    t3_epoch: u16,
+    /// The T3 expiries since the last renumbering; boxed on the first.
+    t3_expiries: Option<Box<T3Expiries>>,
 }
 
 impl TsnLedger {
@@ -451,7 +474,9 @@ impl TsnLedger {
         self.last_deletion = self.counters.data_chunks;
         let deleted = self.deleted.get_or_insert_with(Box::default);
         let index = deleted.at.len();
-        deleted.at.push((self.counters.data_chunks, active));
+        deleted
+            .at
+            .push((self.counters.data_chunks, active, self.t3_epoch));
         deleted.by_address.entry(address).or_default().push(index);
         // The TSNs set aside by their path now have no destination.
         let mut orphans = BTreeSet::new();
@@ -483,60 +508,133 @@ impl TsnLedger {
     /// path). A TSN at the fast-retransmit threshold is on Linux's
     /// retransmit queue already, not on that list, and a TSN fast
     /// retransmitted once stays so (its `fast_retransmit` is not reset).
+    ///
+    /// O(1): the expiry is logged with a new epoch, and a record's count
+    /// is read as 0 when an expiry of the destination it was credited to
+    /// came after the epoch it was counted at ([`Self::miss_reports`]),
+    /// instead of resetting every TSN reported missing at each expiry.
     pub(crate) fn on_t3_expiry(
         &mut self,
         destination: Option<IpAddr>,
         destination_of: DestinationOf,
     ) {
         self.fast_recovery_exit = None;
-        let Some(high) = self.miss_high else {
+        // No record has an indication before the first is counted.
+        if self.miss_high.is_none() {
             return;
-        };
-        // Records below the scan's start are past counting (none has 1 or
-        // 2 indications) or set aside, those above `miss_high` have none.
-        let start = self
-            .miss_scan_from
-            .map_or(0, |t| (t.wrapping_sub(self.base) as i32).max(0) as usize);
-        let end = ((high.wrapping_sub(self.base) as i32)
-            .saturating_add(1)
-            .max(0) as usize)
-            .min(self.window.len());
-        for i in start..end {
-            if self.t3_marks(&self.window[i], destination, destination_of) {
-                self.window[i].miss_reports = 0;
-            }
         }
-        let mut visits = std::mem::take(&mut self.visits);
-        visits.clear();
-        for g in &self.sidelined {
-            if g.key.is_none() || g.key.and_then(destination_of) == destination {
-                visits.extend(g.positions.iter().copied());
-            }
+        if self.t3_epoch == u16::MAX {
+            self.renumber_t3_epochs(destination_of);
         }
-        for &position in &visits {
-            if let Some(i) = self.index_of_position(position) {
-                if self.t3_marks(&self.window[i], destination, destination_of) {
-                    self.window[i].miss_reports = 0;
-                }
-            }
-        }
-        self.visits = visits;
+        self.t3_epoch += 1;
+        self.t3_expiries
+            .get_or_insert_with(Box::default)
+            .by_destination
+            .entry(destination)
+            .or_default()
+            .push(self.t3_epoch);
     }
 
-    /// Whether a T3 expiry of `destination` sets the miss indications of
-    /// `rec` to 0 (see [`Self::on_t3_expiry`]).
-    fn t3_marks(
-        &self,
-        rec: &TsnRecord,
-        destination: Option<IpAddr>,
-        destination_of: DestinationOf,
-    ) -> bool {
-        rec.miss_reports > 0
+    /// Settles every record's miss indications and starts the epochs
+    /// afresh: once per 65 535 T3 expiries, so O(window / 65 535) per
+    /// expiry.
+    #[cold]
+    fn renumber_t3_epochs(&mut self, destination_of: DestinationOf) {
+        for i in 0..self.window.len() {
+            let misses = self.miss_reports(&self.window[i], destination_of);
+            let rec = &mut self.window[i];
+            rec.miss_reports = misses;
+            rec.t3_epoch = 0;
+        }
+        if let Some(deleted) = self.deleted.as_deref_mut() {
+            for at in &mut deleted.at {
+                at.2 = 0;
+            }
+        }
+        self.t3_expiries = None;
+        self.t3_epoch = 0;
+    }
+
+    /// The miss indications of `rec` now: as last counted, or 0 when a T3
+    /// expiry marked it since (see [`Self::on_t3_expiry`]). A record
+    /// gap-acknowledged is not marked: its count was settled when it was
+    /// acknowledged, and its epoch is renewed if that is reneged.
+    fn miss_reports(&self, rec: &TsnRecord, destination_of: DestinationOf) -> u8 {
+        let marked = rec.miss_reports > 0
             && rec.miss_reports < FAST_RETRANSMIT_MISSES
-            && rec.seen()
+            && rec.t3_epoch != self.t3_epoch
             && !rec.gap_acked()
-            && !rec.fast_retransmitted()
-            && destination_of(self.credit_path(rec, destination_of)) == destination
+            && self.t3_expired_since(rec, destination_of);
+        if marked {
+            0
+        } else {
+            rec.miss_reports
+        }
+    }
+
+    /// Whether a T3 expiry after epoch `rec.t3_epoch` was of the
+    /// destination `rec` was credited to then: its last path's, then,
+    /// after each deletion that moved it (see [`Self::orphaned`]), the
+    /// path it moved to — one binary search per destination it had.
+    fn t3_expired_since(&self, rec: &TsnRecord, destination_of: DestinationOf) -> bool {
+        let Some(expiries) = self.t3_expiries.as_deref() else {
+            return false;
+        };
+        // Whether `address` expired at an epoch in (after, until].
+        let expired = |address: Option<IpAddr>, after: u16, until: u16| {
+            expiries.by_destination.get(&address).is_some_and(|epochs| {
+                epochs
+                    .get(epochs.partition_point(|&e| e <= after))
+                    .is_some_and(|&e| e <= until)
+            })
+        };
+        let mut after = rec.t3_epoch;
+        let mut path = rec.last_path;
+        if let Some(deleted) = self
+            .deleted
+            .as_deref()
+            .filter(|_| rec.last_sent <= self.last_deletion)
+        {
+            let mut from = deleted
+                .at
+                .partition_point(|&(count, _, _)| count < rec.last_sent);
+            while let Some(address) = destination_of(path) {
+                let Some(indexes) = deleted.by_address.get(&address) else {
+                    break;
+                };
+                let Some(&k) = indexes.get(indexes.partition_point(|&k| k < from)) else {
+                    break;
+                };
+                let (_, active, epoch) = deleted.at[k];
+                if epoch > after {
+                    if expired(Some(address), after, epoch) {
+                        return true;
+                    }
+                    after = epoch;
+                }
+                match active {
+                    Some(active) => path = active,
+                    // Credited to its own path again (see `credit_path`).
+                    None => {
+                        path = rec.last_path;
+                        break;
+                    }
+                }
+                from = k + 1;
+            }
+        }
+        expired(destination_of(path), after, u16::MAX)
+    }
+
+    /// Writes window record `i`'s miss indications as they are now, at the
+    /// current epoch (before they change or stop being marked).
+    fn settle_miss_reports(&mut self, i: usize, destination_of: DestinationOf) {
+        if self.window[i].t3_epoch != self.t3_epoch {
+            let misses = self.miss_reports(&self.window[i], destination_of);
+            let rec = &mut self.window[i];
+            rec.miss_reports = misses;
+            rec.t3_epoch = self.t3_epoch;
+        }
     }
 
     /// Moves the window's first TSN to `to` (forward, or back before any
@@ -569,7 +667,7 @@ impl TsnLedger {
         // deletion of the destination it was moved to.
         let mut from = deleted
             .at
-            .partition_point(|&(count, _)| count < rec.last_sent);
+            .partition_point(|&(count, _, _)| count < rec.last_sent);
         let mut path = rec.last_path;
         let mut credit = None;
         while let Some(address) = destination_of(path) {
@@ -672,6 +770,7 @@ impl TsnLedger {
             transmissions: 1,
             flags: SEEN,
             miss_reports: 0,
+            t3_epoch: 0,
         };
         match c.highest_tsn {
             None => {
@@ -819,6 +918,7 @@ impl TsnLedger {
     /// count as it was), so the scan for them must not start past it.
     #[cold]
     fn renege(&mut self, ranges: &[(u32, u32)]) {
+        let epoch = self.t3_epoch;
         let covers = |tsn: u32| {
             let i = ranges.partition_point(|&(_, last)| serial_gt(tsn, last));
             ranges
@@ -836,6 +936,8 @@ impl TsnLedger {
                 let rec = &mut self.window[i];
                 if rec.gap_acked() && !covers(tsn) {
                     rec.set(GAP_ACKED, false);
+                    // Marked again by T3 expiries from now on.
+                    rec.t3_epoch = epoch;
                     self.gap_acked_in_window -= 1;
                     if self.miss_scan_from.is_some_and(|from| serial_gt(from, tsn)) {
                         self.miss_scan_from = Some(tsn);
@@ -1011,6 +1113,8 @@ impl TsnLedger {
                         self.credit_path(rec, destination_of)
                     };
                     self.gap_acked_in_window += 1;
+                    // A T3 expiry no longer marks it: its count as now.
+                    self.settle_miss_reports(i, destination_of);
                     self.window[i].set(GAP_ACKED, true);
                     if !self.newly_acked_paths.contains(&credit) {
                         self.newly_acked_paths.push(credit);
@@ -1110,10 +1214,14 @@ impl TsnLedger {
                     // it no longer holds the scan's start back.
                     self.sideline(i, if orphaned { None } else { Some(last_path) });
                 } else {
+                    self.settle_miss_reports(i, destination_of);
                     let rec = &mut self.window[i];
                     rec.miss_reports += 1;
                     threshold_reached |= rec.miss_reports >= FAST_RETRANSMIT_MISSES;
-                    counted_up_to = Some(tsn);
+                    // (A TSN set aside may have been counted higher up.)
+                    if counted_up_to.is_none_or(|high| serial_gt(tsn, high)) {
+                        counted_up_to = Some(tsn);
+                    }
                 }
             }
             let rec = &self.window[i];
@@ -1161,7 +1269,8 @@ impl TsnLedger {
         if self.sidelined.iter().all(|g| g.positions.is_empty()) {
             return (reached, counted);
         }
-        let offset = |tsn: u32| (tsn.wrapping_sub(self.base) as i32).max(0) as usize;
+        let base = self.base;
+        let offset = |tsn: u32| (tsn.wrapping_sub(base) as i32).max(0) as usize;
         let end = self.position(offset(limit));
         let mut visits = std::mem::take(&mut self.visits);
         for g in 0..self.sidelined.len() {
@@ -1205,6 +1314,7 @@ impl TsnLedger {
                     continue;
                 };
                 let tsn = self.base.wrapping_add(i as u32);
+                self.settle_miss_reports(i, destination_of);
                 let rec = &mut self.window[i];
                 rec.miss_reports += 1;
                 if counted.is_none_or(|high| serial_gt(tsn, high)) {
@@ -1474,7 +1584,10 @@ mod tests {
         for end in 3..=6u16 {
             l.on_sack(128, [(3u16, end)].into_iter(), t(20), &dest);
         }
-        assert_eq!(l.index(129).map(|i| l.window[i].miss_reports), Some(0));
+        assert_eq!(
+            l.index(129).map(|i| l.miss_reports(&l.window[i], &dest)),
+            Some(0)
+        );
         // Set aside, 129 and 130 do not hold the miss scan back: the next
         // SACK starts where the last one stopped (its highest newly
         // acknowledged TSN, 134), not at 129.
@@ -1511,7 +1624,8 @@ mod tests {
         for tsn in 5..=7 {
             l.on_data(tsn, u64::from(tsn) + 1, t(i64::from(tsn) + 1), c, 1);
         }
-        let misses = |l: &TsnLedger, tsn: u32| l.index(tsn).map(|i| l.window[i].miss_reports);
+        let misses =
+            |l: &TsnLedger, tsn: u32| l.index(tsn).map(|i| l.miss_reports(&l.window[i], &dest));
         // Cum 2 newly acknowledges TSN 1 (A) and 2 (B): two destinations,
         // so rule d counts only TSNs last sent to the primary, C: 5, not 3.
         l.on_sack(2, [(2u16, 2u16), (4u16, 4u16)].into_iter(), t(10), &dest);
@@ -1639,7 +1753,8 @@ mod tests {
         // TSN 2 missing: the first SACK (newly acknowledging up to 6) and
         // the one acknowledging 5..8 anew gave it an indication each (HTNA:
         // the others newly acknowledged nothing); TSN 3's copy got one.
-        let misses = |l: &TsnLedger, tsn: u32| l.index(tsn).map(|i| l.window[i].miss_reports);
+        let misses =
+            |l: &TsnLedger, tsn: u32| l.index(tsn).map(|i| l.miss_reports(&l.window[i], &dest));
         assert_eq!((misses(&l, 2), misses(&l, 3)), (Some(2), Some(1)));
     }
 
@@ -1666,7 +1781,10 @@ mod tests {
         for end in 3..=5u16 {
             l.on_sack(1, [(2u16, end)].into_iter(), t(510), &dest);
         }
-        assert_eq!(l.index(2).map(|i| l.window[i].miss_reports), Some(0));
+        assert_eq!(
+            l.index(2).map(|i| l.miss_reports(&l.window[i], &dest)),
+            Some(0)
+        );
         assert!(matches!(
             l.on_data(2, 20, t(800), new, 1),
             DataClass::Retransmission { fast: false, .. }
@@ -1702,7 +1820,8 @@ mod tests {
         // TSN 9 newly acknowledged: 2..8 missing once; TSN 3: 2 twice.
         l.on_sack(1, [(8u16, 8u16)].into_iter(), t(10), &dest);
         l.on_sack(1, [(2u16, 2u16), (8u16, 8u16)].into_iter(), t(11), &dest);
-        let misses = |l: &TsnLedger, tsn: u32| l.index(tsn).map(|i| l.window[i].miss_reports);
+        let misses =
+            |l: &TsnLedger, tsn: u32| l.index(tsn).map(|i| l.miss_reports(&l.window[i], &dest));
         assert_eq!(
             (misses(&l, 2), misses(&l, 5), misses(&l, 7)),
             (Some(2), Some(1), Some(1))
@@ -1721,6 +1840,105 @@ mod tests {
             l.on_data(2, 20, t(14), 0, 1),
             DataClass::Retransmission { fast: false, .. }
         ));
+    }
+
+    /// The cost of T3 expiries over a wide range reported missing: TSNs
+    /// 1..=N to one destination, one SACK acknowledging N by a gap block
+    /// (N-1 TSNs get an indication), then R expiries of that destination,
+    /// each after the copy of TSN 2 it drives. Prints seconds; run with
+    /// `cargo test -p sctp-handover-analyzer --lib t3_expiry_cost --
+    /// --ignored --nocapture` (figures in docs/robustness.md).
+    #[test]
+    #[ignore = "a measurement: prints seconds"]
+    fn t3_expiry_cost() {
+        for (tsns, expiries) in [(20_000u32, 4_000u32), (40_000, 4_000), (40_000, 8_000)] {
+            let mut l = TsnLedger::default();
+            for tsn in 1..=tsns {
+                l.on_data(tsn, u64::from(tsn), t(0), 0, 1);
+            }
+            let gap = (tsns - 1) as u16;
+            let started = std::time::Instant::now();
+            // A gap block can span 65 535 TSNs: split it at the end.
+            l.on_sack(1, [(gap, gap)].into_iter(), t(10), &dest);
+            for r in 0..expiries {
+                l.on_data(2, u64::from(tsns + r + 1), t(1000 + i64::from(r)), 0, 1);
+                l.on_t3_expiry(Some(addr(0)), &dest);
+            }
+            println!(
+                "{tsns} TSNs reported missing, {expiries} T3 expiries: {:.3} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+
+    /// A T3 expiry marks the TSNs credited to its destination when it
+    /// expires: TSNs 2..5, sent to A and reported missing once, are not
+    /// marked by B's expiry; once A's deletion moved them to B (the active
+    /// path), A's expiry does not mark them and B's does, and that earlier
+    /// expiry of B does not count for them. TSN 2 then needs three new
+    /// indications.
+    #[test]
+    fn a_t3_expiry_marks_the_tsns_credited_to_its_destination_then() {
+        let (a, b) = (0, 1);
+        let mut l = TsnLedger::default();
+        for tsn in 1..=5 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), a, 1);
+        }
+        for tsn in 6..=9 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), b, 1);
+        }
+        // Cum 1, gap 5-5 (TSN 6): 2..5 missing once.
+        l.on_sack(1, [(5u16, 5u16)].into_iter(), t(10), &dest);
+        let misses = |l: &TsnLedger| {
+            (2..=5)
+                .map(|tsn| l.index(tsn).map(|i| l.miss_reports(&l.window[i], &dest)))
+                .collect::<Vec<_>>()
+        };
+        l.on_t3_expiry(Some(addr(b)), &dest);
+        assert_eq!(misses(&l), [Some(1); 4]);
+        l.destination_deleted(addr(a), Some(addr(b)), Some(b), &dest);
+        assert_eq!(misses(&l), [Some(1); 4]);
+        l.on_t3_expiry(Some(addr(a)), &dest);
+        assert_eq!(misses(&l), [Some(1); 4]);
+        l.on_t3_expiry(Some(addr(b)), &dest);
+        assert_eq!(misses(&l), [Some(0); 4]);
+        // Gap 5-6 and 5-7: two indications, no fast retransmit; 5-8: the
+        // third.
+        for end in 6..=7u16 {
+            l.on_sack(1, [(5u16, end)].into_iter(), t(20), &dest);
+        }
+        assert_eq!(misses(&l), [Some(2); 4]);
+        l.on_sack(1, [(5u16, 8u16)].into_iter(), t(21), &dest);
+        assert!(matches!(
+            l.on_data(2, 20, t(22), b, 1),
+            DataClass::Retransmission { fast: true, .. }
+        ));
+        assert_eq!(l.counters.fast_retransmissions, 1);
+    }
+
+    /// Epochs are 16-bit: after 65 535 expiries every count is settled
+    /// and they start afresh. TSN 2's indication (destination A) outlives
+    /// 70 000 expiries of B, and an expiry of A after them marks it.
+    #[test]
+    fn t3_epochs_start_afresh_after_65535_expiries() {
+        let (a, b) = (0, 1);
+        let mut l = TsnLedger::default();
+        for tsn in 1..=3 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), a, 1);
+        }
+        l.on_data(4, 4, t(4), b, 1);
+        l.on_sack(1, [(3u16, 3u16)].into_iter(), t(10), &dest);
+        let misses =
+            |l: &TsnLedger, tsn: u32| l.index(tsn).map(|i| l.miss_reports(&l.window[i], &dest));
+        assert_eq!((misses(&l, 2), misses(&l, 3)), (Some(1), Some(1)));
+        for _ in 0..70_000 {
+            l.on_t3_expiry(Some(addr(b)), &dest);
+        }
+        // The 65 536th renumbered them: 70 000 - 65 535.
+        assert_eq!(l.t3_epoch, 4_465);
+        assert_eq!((misses(&l, 2), misses(&l, 3)), (Some(1), Some(1)));
+        l.on_t3_expiry(Some(addr(a)), &dest);
+        assert_eq!((misses(&l, 2), misses(&l, 3)), (Some(0), Some(0)));
     }
 
     #[test]
