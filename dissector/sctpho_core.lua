@@ -166,6 +166,14 @@ local function new_direction()
     -- gap-acknowledged TSN lies (reneging, see Core:gap_blocks);
     -- stale_sacks: SACKs discarded as stale (see Core:sack).
     hs_primary = nil, first_new_path = nil, miss_from = nil, gap_ranges = nil, stale_sacks = 0,
+    -- t3_epoch: T3 expiries so far; t3_log[address]: the epochs of its
+    -- expiries, ascending (a record's miss indications, counted at epoch
+    -- r.ep, are 0 once its destination expired since: see misses_now).
+    -- dels: the receiver's address deletions in order {address, active
+    -- path after it, T3 epoch then}, and dels_by[address] their indexes,
+    -- applied to a TSN's record when it is next read (resolve): r.dk (a
+    -- table) or dk[tsn] (a path), the deletions already applied.
+    t3_epoch = 0, t3_log = {}, dels = nil, dels_by = nil, dk = nil,
   }
 end
 
@@ -832,6 +840,92 @@ local function current_primary(a, d)
   return p and p.dst
 end
 
+-- Whether `address` had a T3 expiry at an epoch in (after, upto].
+local function expired_between(d, address, after, upto)
+  local log = address ~= nil and d.t3_log[address]
+  if not log then return false end
+  local lo, hi = 1, #log
+  while lo <= hi do
+    local m = floor((lo + hi) / 2)
+    if log[m] <= after then lo = m + 1 else hi = m - 1 end
+  end
+  return log[lo] ~= nil and log[lo] <= upto
+end
+
+-- The miss indications of record r (a table, resolved) now: as last
+-- counted, at T3 epoch r.ep, or 0 when a T3 expiry of the destination it
+-- is credited to came since (Linux's sctp_retransmit_mark sets them to 0;
+-- the analyzer's TsnLedger::miss_reports). Read so, an expiry costs
+-- nothing per TSN. A deletion that moves it (resolve) and a gap
+-- acknowledgement, which ends the marking, settle the count first.
+local function misses_now(a, d, r)
+  local m = r.miss
+  if m == 0 or m >= 3 or r.gap or r.fast_done or (r.ep or 0) == d.t3_epoch then return m end
+  if expired_between(d, a.paths[(r.credit or r.last_path) + 1].dst, r.ep or 0, d.t3_epoch) then return 0 end
+  return m
+end
+
+local function settle_misses(a, d, r)
+  if (r.ep or 0) ~= d.t3_epoch then
+    r.miss = misses_now(a, d, r)
+    r.ep = d.t3_epoch
+  end
+end
+
+-- TSN t's record with every deletion since it was last sent applied, as
+-- Linux's sctp_assoc_rm_peer applies it at the deletion (the analyzer's
+-- TsnLedger::orphaned): the first deletion of the destination it is
+-- credited to makes it orphaned and credits it to the active path then,
+-- and so on from there. O(log n) per deletion that moves it, so a
+-- deletion costs nothing per outstanding TSN.
+local function resolve(a, d, t)
+  local r = d.rec[t]
+  local dels = d.dels
+  if dels == nil or r == nil then return r end
+  local table_r = type(r) == "table"
+  local k = (table_r and r.dk) or d.dk[t] or 0
+  local n = #dels
+  if k >= n then return r end
+  while true do
+    local x = a.paths[(type(r) == "table" and (r.credit or r.last_path) or r) + 1].dst
+    local idx = d.dels_by[x]
+    if not idx then break end
+    local lo, hi = 1, #idx
+    while lo <= hi do
+      local m = floor((lo + hi) / 2)
+      if idx[m] <= k then lo = m + 1 else hi = m - 1 end
+    end
+    local j = idx[lo]
+    if j == nil then break end
+    local del = dels[j]
+    if type(r) ~= "table" then r = { last_path = r, gap = false, miss = 0 }; d.rec[t] = r end
+    -- T3 expiries of x before the deletion marked it.
+    local m = r.miss
+    if m > 0 and m < 3 and not r.gap and not r.fast_done and (r.ep or 0) < del.ep then
+      if expired_between(d, x, r.ep or 0, del.ep) then r.miss = 0 end
+      r.ep = del.ep
+    end
+    r.orphan = true
+    if del.active ~= nil then r.credit = del.active end
+    k = j
+  end
+  if type(r) == "table" then r.dk = n else d.dk[t] = n end
+  return r
+end
+Core.resolve = resolve
+
+-- TSN t's miss indications now (for tests).
+function Core.misses(a, d, t)
+  local r = resolve(a, d, t)
+  return type(r) == "table" and misses_now(a, d, r) or 0
+end
+
+-- A record (re)started at TSN t: no deletion so far applies to it.
+local function sent_now(d, t, r)
+  if d.dels == nil then return end
+  if type(r) == "table" then r.dk = #d.dels else d.dk[t] = #d.dels end
+end
+
 local function outstanding(d)
   for t, r in pairs(d.rec) do
     if type(r) ~= "table" or not r.gap then return true end
@@ -880,16 +974,14 @@ destination_deleted = function(a, sender, address)
   end
   d.last_new_path = active
   -- Every deletion moves the chunks credited to the address (last sent
-  -- there, or moved there by an earlier deletion) again.
-  local rec = d.rec
-  for t, r in pairs(rec) do
-    local lp = type(r) == "table" and (r.credit or r.last_path) or r
-    if a.paths[lp + 1].dst == address then
-      if type(r) ~= "table" then r = { last_path = r, gap = false, miss = 0 }; rec[t] = r end
-      r.orphan = true
-      if active ~= nil then r.credit = active end
-    end
-  end
+  -- there, or moved there by an earlier deletion) again: logged, applied
+  -- when a TSN is read (resolve).
+  if d.dels == nil then d.dels, d.dels_by, d.dk = {}, {}, {} end
+  local dels = d.dels
+  dels[#dels + 1] = { address = address, active = active, ep = d.t3_epoch }
+  local idx = d.dels_by[address]
+  if not idx then idx = {}; d.dels_by[address] = idx end
+  idx[#idx + 1] = #dels
   d.cacc[address] = nil
 end
 
@@ -990,6 +1082,7 @@ function Core:data(ctx, tsn)
     d.highest = tsn
     d.last_new_path = path
     d.rec[tsn] = path
+    sent_now(d, tsn, path)
     d.sent[tsn] = ctx.t
     local current = d.current
     if current == nil then
@@ -1028,10 +1121,13 @@ function Core:data(ctx, tsn)
     if r_gap then
       r.last_path, r.miss, r.orphan, r.credit, r.fast_done = path, 0, nil, nil, fast_done
     elseif fast_done then
-      d.rec[tsn] = { last_path = path, gap = false, miss = 0, fast_done = true }
+      r = { last_path = path, gap = false, miss = 0, fast_done = true }
+      d.rec[tsn] = r
     else
-      d.rec[tsn] = path
+      r = path
+      d.rec[tsn] = r
     end
+    sent_now(d, tsn, r)
     if not fast and not acked then
       -- A timeout-driven retransmission: charged to the path the TSN was
       -- last sent on, once per T3 expiry. Only a first retransmission can
@@ -1042,14 +1138,15 @@ function Core:data(ctx, tsn)
       -- It also sets the miss indications of the TSNs it marks to 0: those
       -- to its destination not gap-acknowledged and below the
       -- fast-retransmit threshold (Linux's sctp_retransmit_mark; the
-      -- analyzer's TsnLedger::on_t3_expiry).
+      -- analyzer's TsnLedger::on_t3_expiry): read so by misses_now, the
+      -- expiry itself costs nothing per TSN.
       if self:path_timeout(ctx, p, sent) then
         d.fr_exit = nil
-        for _, x in pairs(d.rec) do
-          if type(x) == "table" and x.miss > 0 and x.miss < 3 and not x.gap and not x.fast_done
-            and a.paths[(x.credit or x.last_path) + 1].dst == p.dst then
-            x.miss = 0
-          end
+        if p.dst ~= nil then
+          d.t3_epoch = d.t3_epoch + 1
+          local log = d.t3_log[p.dst]
+          if not log then log = {}; d.t3_log[p.dst] = log end
+          log[#log + 1] = d.t3_epoch
         end
       end
       note_copy(d, tsn, r_path, p.last_expiry_frame, copies == 2)
@@ -1063,6 +1160,7 @@ function Core:data(ctx, tsn)
     local base = d.base
     if base and not acked and sle(base, tsn) then
       d.rec[tsn] = path
+      sent_now(d, tsn, path)
       d.sent[tsn] = ctx.t
       if d.miss_from and sgt(d.miss_from, tsn) then d.miss_from = tsn end
     end
@@ -1193,12 +1291,16 @@ end
 -- The TSNs from..to (no wrap), cumulatively acknowledged: forgotten; the
 -- paths they were last sent on (unless a gap block acknowledged them
 -- before) added to list / set.
-local function forget_acked(d, from, to, list, set)
-  local rec, sent, copies = d.rec, d.sent, d.copies
+local function forget_acked(a, d, from, to, list, set)
+  local rec, sent, copies, dk = d.rec, d.sent, d.copies, d.dk
   -- (Most TSNs were sent once, on the path of the one before.)
   local any_copies, previous = next(copies) ~= nil, nil
   for t = from, to do
     local r = rec[t]
+    if dk and r ~= nil then
+      r = resolve(a, d, t)
+      dk[t] = nil
+    end
     if r ~= nil then
       local lp = r
       if type(r) == "table" then lp = not r.gap and (r.credit or r.last_path) or nil end
@@ -1261,17 +1363,18 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
           end
           table.sort(tsns, function(x, y) return (x - base) % TWO32 < (y - base) % TWO32 end)
           for _, t in ipairs(tsns) do
-            local r = rec[t]
+            local r = resolve(a, d, t)
+            if d.dk then d.dk[t] = nil end
             local lp = r
             if type(r) == "table" then lp = not r.gap and (r.credit or r.last_path) or nil end
             if lp and not set[lp] then set[lp] = true; list[#list + 1] = lp end
             rec[t], sent[t], copies[t] = nil, nil, nil
           end
         elseif base + steps < TWO32 then
-          forget_acked(d, base, base + steps, list, set)
+          forget_acked(a, d, base, base + steps, list, set)
         else
-          forget_acked(d, base, TWO32 - 1, list, set)
-          forget_acked(d, 0, (base + steps) % TWO32, list, set)
+          forget_acked(a, d, base, TWO32 - 1, list, set)
+          forget_acked(a, d, 0, (base + steps) % TWO32, list, set)
         end
         d.base = (cum + 1) % TWO32
       end
@@ -1330,11 +1433,13 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
       ranges[#ranges + 1] = { first, last }
       for k = first, min(last, first + 65535) do
         local t = (dcum + k) % TWO32
-        local r = rec[t]
+        local r = resolve(a, d, t)
         local newly = false
         if type(r) == "table" then
           if not r.gap then
             newly = true
+            -- No longer marked by a T3 expiry: its count as now.
+            settle_misses(a, d, r)
             local lp = r.credit or r.last_path
             if not set[lp] then set[lp] = true; list[#list + 1] = lp end
           end
@@ -1383,6 +1488,8 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
       local r = rec[t]
       if type(r) == "table" and r.gap and not covered(t) then
         r.gap = false
+        -- Marked by T3 expiries again from now on.
+        r.ep = d.t3_epoch
         if d.miss_from and sgt(d.miss_from, t) then d.miss_from = t end
       end
     end
@@ -1420,13 +1527,14 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
   if (limit - t) % TWO32 > 1048576 and sgt(limit, t) then t = plus(limit, TWO32 - 1048576) end
   local reached, prefix = false, true
   while sgt(limit, t) do
-    local r = rec[t]
+    local r = resolve(a, d, t)
     if r ~= nil and not (type(r) == "table" and (r.gap or r.fast_done or r.miss >= 3))
       and not (change and cacc_skips(a, d, change, r, t, count)) then
       if type(r) == "table" then
+        settle_misses(a, d, r)
         r.miss = r.miss + 1
       else
-        r = { last_path = r, gap = false, miss = 1 }
+        r = { last_path = r, gap = false, miss = 1, ep = d.t3_epoch }
         rec[t] = r
       end
       if r.miss >= 3 then reached = true end

@@ -52,9 +52,9 @@ local function has(c, frame, event)
   return false
 end
 
-local function misses(d, tsn)
-  local r = d.rec[tsn]
-  return type(r) == "table" and r.miss or 0
+-- TSN tsn's miss indications now (a T3 expiry's reset is read lazily).
+local function misses(c, d, tsn)
+  return Core.misses(c.assocs[1], d, tsn)
 end
 
 t.test("a stale SACK is discarded", function()
@@ -91,8 +91,8 @@ t.test("reneged TSNs are outstanding again", function()
   -- 502 got one indication from the first SACK, lost to the T3 expiry
   -- 503's copy was (a timeout's), and one from this SACK (newly acking
   -- 505..508); 503's copy one.
-  t.eq(misses(d, 502), 1)
-  t.eq(misses(d, 503), 1)
+  t.eq(misses(c, d, 502), 1)
+  t.eq(misses(c, d, 503), 1)
 end)
 
 t.test("overlapping gap blocks are merged for the renege check", function()
@@ -128,7 +128,7 @@ t.test("the primary is the handshake's through a failover", function()
   t.eq(d.cacc[NEW].active, true, "a changeover: the primary was OLD")
   send(500, NEW, FS, pkt(TFS, sack_gaps(501, { { 2, 2 } })))
   for e = 3, 5 do send(510 + e, NEW, FS, pkt(TFS, sack_gaps(501, { { 2, e } }))) end
-  t.eq(misses(d, 502), 0, "rule 3.1 f")
+  t.eq(misses(c, d, 502), 0, "rule 3.1 f")
 end)
 
 t.test("a T3 expiry resets miss indications of its destination", function()
@@ -140,15 +140,62 @@ t.test("a T3 expiry resets miss indications of its destination", function()
   send(30, OLD, FS, pkt(TFS, sack_gaps(501, { { 8, 8 } })))
   send(31, OLD, FS, pkt(TFS, sack_gaps(501, { { 2, 2 }, { 8, 8 } })))
   local d = c.assocs[1].dir[1]
-  t.eq(misses(d, 502), 2)
-  t.eq(misses(d, 507), 1)
+  t.eq(misses(c, d, 502), 2)
+  t.eq(misses(c, d, 507), 1)
   -- 506's T3 copy: an expiry of OLD.
   send(400, FS, OLD, pkt(TMT, data(506)))
-  t.eq(misses(d, 502), 0)
-  t.eq(misses(d, 505), 0)
-  t.eq(misses(d, 507), 1, "sent to NEW")
+  t.eq(misses(c, d, 502), 0)
+  t.eq(misses(c, d, 505), 0)
+  t.eq(misses(c, d, 507), 1, "sent to NEW")
   send(410, OLD, FS, pkt(TFS, sack_gaps(501, { { 2, 3 }, { 8, 8 } })))
-  t.eq(misses(d, 502), 1)
+  t.eq(misses(c, d, 502), 1)
+end)
+
+-- The analyzer's a_t3_expiry_marks_the_tsns_credited_to_its_destination_then:
+-- an expiry marks the TSNs credited to its destination when it expires,
+-- both read lazily (an expiry and a deletion cost nothing per TSN).
+t.test("a T3 expiry marks the TSNs credited to its destination then", function()
+  local c, send = data_sender()
+  local DEL = "\192\2"
+  send(5, NEW, FS, pkt(TFS, asconf(1, NEW, ADD, NEW)))
+  send(6, FS, NEW, pkt(TMT, ack(1)))
+  for k = 1, 5 do send(10 + k, FS, OLD, pkt(TMT, data(500 + k))) end
+  for k = 6, 9 do send(10 + k, FS, NEW, pkt(TMT, data(500 + k))) end
+  -- Cum 501, gap 5-5 (TSN 506): 502..505 missing once.
+  send(30, OLD, FS, pkt(TFS, sack_gaps(501, { { 5, 5 } })))
+  local d = c.assocs[1].dir[1]
+  local function all() return table.concat({ misses(c, d, 502), misses(c, d, 503), misses(c, d, 504), misses(c, d, 505) }, ",") end
+  t.eq(all(), "1,1,1,1")
+  -- 509's T3 copy: an expiry of NEW, to which none of them was sent.
+  send(500, FS, NEW, pkt(TMT, data(509)))
+  t.eq(all(), "1,1,1,1")
+  -- OLD deleted: NEW (the first transport) becomes primary and active,
+  -- and 502..505 move there.
+  send(510, NEW, FS, pkt(TFS, asconf(2, NEW, DEL, OLD)))
+  send(511, FS, NEW, pkt(TMT, ack(2)))
+  t.eq(all(), "1,1,1,1", "the earlier expiry of NEW came before the move")
+  -- 502's T3 copy (to NEW): an expiry of OLD, where it was last sent
+  -- (its own count restarts); 503..505 are NEW's now.
+  send(1500, FS, NEW, pkt(TMT, data(502)))
+  t.eq(all(), "0,1,1,1")
+  -- 509's second copy: an expiry of NEW marks them.
+  send(4000, FS, NEW, pkt(TMT, data(509)))
+  t.eq(all(), "0,0,0,0")
+  -- Gap 5-6, 5-7 (507, 508 newly acknowledged): two indications each
+  -- for 503..505; 502, sent again to NEW while the changeover the
+  -- deletion began lasts, is skipped (SFR-CACC rule 3.1 f: NEW saw no new
+  -- cumulative ack; 503..505 lost their destination and are not). 5-8:
+  -- the third, and 503's next copy is a fast retransmission (no T3 expiry
+  -- charged).
+  send(4010, NEW, FS, pkt(TFS, sack_gaps(501, { { 5, 6 } })))
+  send(4011, NEW, FS, pkt(TFS, sack_gaps(501, { { 5, 7 } })))
+  t.eq(all(), "0,2,2,2")
+  send(4012, NEW, FS, pkt(TFS, sack_gaps(501, { { 5, 8 } })))
+  t.eq(all(), "0,3,3,3")
+  local epoch = d.t3_epoch
+  send(4013, FS, NEW, pkt(TMT, data(503)))
+  t.eq(d.rec[503].fast_done, true)
+  t.eq(d.t3_epoch, epoch, "no T3 expiry")
 end)
 
 -- DELETE-IPs against Linux's sctp_assoc_rm_peer (the analyzer's

@@ -1,0 +1,101 @@
+-- Measures what the Lua core's per-TSN costs come to on adversarial
+-- input (docs/robustness.md): prints seconds, asserts nothing.
+--   cd dissector && lua5.4 tests/cost.lua
+-- (another core: SCTPHO_CORE_DIR=/that/dir lua5.4 tests/cost.lua)
+package.path = (os.getenv("SCTPHO_CORE_DIR") or ".") .. "/?.lua;./?.lua;" .. package.path
+local Core = require("sctpho_core")
+
+local function be32(v)
+  return string.char(math.floor(v / 16777216) % 256, math.floor(v / 65536) % 256, math.floor(v / 256) % 256, v % 256)
+end
+local function be16(v) return string.char(math.floor(v / 256) % 256, v % 256) end
+local function chunk(kind, value)
+  local len = 4 + #value
+  local c = string.char(kind, kind == 0 and 3 or 0, math.floor(len / 256), len % 256) .. value
+  while #c % 4 ~= 0 do c = c .. "\0" end
+  return c
+end
+local function data(tsn) return chunk(0, be32(tsn) .. "\0\0\0\0\0\0\0\0data") end
+local function sack_gaps(cum, gaps)
+  local g = {}
+  for _, x in ipairs(gaps) do g[#g + 1] = be16(x[1]) .. be16(x[2]) end
+  return chunk(3, be32(cum) .. "\0\1\0\0" .. be16(#gaps) .. "\0\0" .. table.concat(g))
+end
+local function init(kind, tag, tsn) return chunk(kind, be32(tag) .. "\0\1\0\0\0\10\0\10" .. be32(tsn)) end
+local function ap(a) return "\0\5\0\8" .. a end
+-- An ASCONF of (request type, address) pairs, correlation ids 1, 2, ...
+local function asconf(serial, lookup, requests)
+  local v = { be32(serial), ap(lookup) }
+  for i, r in ipairs(requests) do v[#v + 1] = r[1] .. "\0\16" .. be32(i) .. ap(r[2]) end
+  return chunk(0xc1, table.concat(v))
+end
+local function ack(serial) return chunk(0x80, be32(serial)) end
+local function pkt(vtag, ...) return "\19\136\19\136" .. be32(vtag) .. "\0\0\0\0" .. table.concat({ ... }) end
+local ADD, DEL, SETPRIM = "\192\1", "\192\2", "\192\4"
+local FS, OLD, NEW = "\192\168\0\100", "\192\168\0\101", "\192\168\0\102"
+local TMT, TFS = 0x11111111, 0x22222222
+
+-- FS sends DATA to the mobile node at OLD (NEW added); times in ms.
+local function data_sender()
+  local c = Core.new()
+  c:packet(1, 0, 0, OLD, FS, pkt(0, init(1, TMT, 100)))
+  c:packet(2, 0, 1000000, FS, OLD, pkt(TMT, init(2, TFS, 500)))
+  local f = 2
+  local function send(ms, src, dst, bytes)
+    f = f + 1
+    c:packet(f, math.floor(ms / 1000), math.floor(ms % 1000) * 1000000, src, dst, bytes)
+  end
+  send(5, NEW, FS, pkt(TFS, asconf(1, NEW, { { ADD, NEW } })))
+  send(6, FS, NEW, pkt(TMT, ack(1)))
+  return c, send
+end
+
+local function seconds(what, fn)
+  local started = os.clock()
+  fn()
+  print(string.format("%s: %.3f s", what, os.clock() - started))
+end
+
+-- T3 expiries: TSNs 501..500+n to OLD, one SACK reports n-1 of them
+-- missing, then TSN 502 is sent again r times, each a T3 expiry of OLD.
+for _, x in ipairs({ { 20000, 1000 }, { 20000, 4000 } }) do
+  local n, r = x[1], x[2]
+  local c, send = data_sender()
+  for k = 1, n do send(10, FS, OLD, pkt(TMT, data(500 + k))) end
+  seconds(string.format("%d TSNs reported missing, %d T3 expiries", n, r), function()
+    send(20, OLD, FS, pkt(TFS, sack_gaps(501, { { n - 1, n - 1 } })))
+    for k = 1, r do send(1000 * k, FS, OLD, pkt(TMT, data(502))) end
+  end)
+end
+
+-- DELETE-IPs: n TSNs outstanding, then asconfs ASCONFs of 1 000
+-- DELETE-IPs each, of distinct addresses, each answered.
+for _, x in ipairs({ { 5000, 4 }, { 5000, 20 } }) do
+  local n, asconfs = x[1], x[2]
+  local c, send = data_sender()
+  for k = 1, n do send(10, FS, OLD, pkt(TMT, data(500 + k))) end
+  seconds(string.format("%d TSNs outstanding, %d DELETE-IPs", n, asconfs * 1000), function()
+    for s = 1, asconfs do
+      local requests = {}
+      for i = 1, 1000 do requests[i] = { DEL, "\10" .. string.char(s, math.floor(i / 256), i % 256) } end
+      send(20 + s, NEW, FS, pkt(TFS, asconf(1 + s, NEW, requests)))
+      send(20 + s, FS, NEW, pkt(TMT, ack(1 + s)))
+    end
+  end)
+end
+
+-- SFR-CACC: n TSNs to OLD outstanding, SET-PRIMARY NEW (a changeover),
+-- new DATA to NEW, and s SACKs gap-acknowledging only NEW's TSNs (no
+-- destination newly acknowledged cumulatively: rule 3.1 f skips every
+-- TSN to OLD, at every SACK).
+for _, x in ipairs({ { 10000, 500 }, { 20000, 1000 } }) do
+  local n, s = x[1], x[2]
+  local c, send = data_sender()
+  for k = 1, n do send(10, FS, OLD, pkt(TMT, data(500 + k))) end
+  send(11, NEW, FS, pkt(TFS, asconf(2, NEW, { { SETPRIM, NEW } })))
+  send(12, FS, NEW, pkt(TMT, ack(2)))
+  for k = 1, s do send(13, FS, NEW, pkt(TMT, data(500 + n + k))) end
+  seconds(string.format("%d TSNs skipped by SFR-CACC, %d SACKs", n, s), function()
+    for k = 1, s do send(20, NEW, FS, pkt(TFS, sack_gaps(500, { { n + 1, n + k } }))) end
+  end)
+end
