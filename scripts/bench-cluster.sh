@@ -14,8 +14,9 @@
 #          linked BIG_COPIES (2) times
 #
 # For each run: seconds in all, the engine's start-up, and inputs/s and MB/s
-# of the tasks (start-up left out), then the ratio of the engine's inputs/s
-# to the command line's. Not a test: the machine's load moves the figures.
+# of the tasks (start-up left out), the ratio of the engine's inputs/s to
+# the command line's, and the load average (1 min) as the run ended. Not a
+# test: the machine's load moves the figures (compare rows of similar load).
 #
 #   ARCHIVES="small large"  ENGINES="dask ray spark"  WORKERS=2  SMALL=10000
 #   BATCH_ONE=1   also each engine with --batch-files 1 (one input a task)
@@ -75,7 +76,8 @@ make_large() {
   done
 }
 
-row() { printf '%-34s %8s %8s %10s %8s %8s\n' "$@"; }
+row() { printf '%-34s %8s %8s %10s %8s %8s %6s\n' "$@"; }
+load1() { cut -d' ' -f1 /proc/loadavg; }
 
 for archive in $ARCHIVES; do
   in=$tmp/$archive
@@ -88,14 +90,14 @@ for archive in $ARCHIVES; do
   mb=$(find -L "$in" -type f -printf '%s\n' | awk '{s += $1} END {printf "%.1f", s / 1e6}')
   echo
   echo "$archive archive: $n captures, $mb MB; $WORKERS workers; build: $PROFILE; load $(cut -d' ' -f1-3 /proc/loadavg)"
-  row run "s (all)" start-up inputs/s MB/s "/ CLI"
+  row run "s (all)" start-up inputs/s MB/s "/ CLI" load
   rm -rf "$tmp/out"
   s=$(date +%s.%N)
   "$bin" analyze "$in" --out "$tmp/out" -q -j "$WORKERS" > /dev/null 2>&1 || true
   e=$(echo "$(date +%s.%N) - $s" | bc)
   cli_rate=$(echo "$n / $e" | bc -l)
   row "analyze --out -j $WORKERS" "$(printf %.1f "$e")" - "$(printf %.1f "$cli_rate")" \
-    "$(printf %.2f "$(echo "$mb / $e" | bc -l)")" 1.00
+    "$(printf %.2f "$(echo "$mb / $e" | bc -l)")" 1.00 "$(load1)"
   for engine in $ENGINES; do
     variants=("")
     [[ ${BATCH_ONE:-} == 1 ]] && variants+=("--batch-files 1")
@@ -114,7 +116,7 @@ for archive in $ARCHIVES; do
       all=${BASH_REMATCH[1]} start=${BASH_REMATCH[2]} tasks=${BASH_REMATCH[3]}
       rate=$(echo "$n / $tasks" | bc -l)
       row "cluster $engine, $tasks_of tasks" "$all" "$start" "$(printf %.1f "$rate")" \
-        "$(printf %.2f "$(echo "$mb / $tasks" | bc -l)")" "$(printf %.2f "$(echo "$rate / $cli_rate" | bc -l)")"
+        "$(printf %.2f "$(echo "$mb / $tasks" | bc -l)")" "$(printf %.2f "$(echo "$rate / $cli_rate" | bc -l)")" "$(load1)"
     done
   done
 done

@@ -230,13 +230,48 @@ def run_dask(batches: List[List[Row]], address: Optional[str], workers: int) -> 
             cluster.close()
 
 
+#: Ray's setting of its workers' priority (`worker_niceness` of Ray's
+#: config, read by each worker process from this environment variable).
+RAY_WORKER_NICENESS = "RAY_worker_niceness"
+
+
+def ray_runtime_env() -> Dict[str, Any]:
+    """The runtime environment of the run's Ray job: its worker processes at
+    the priority of the processes that start them. Ray's default
+    `worker_niceness` (15, applied by each worker with nice(2) as it starts,
+    so that Ray's own daemons keep the CPU) puts the tasks 15 nice levels
+    below the command line's and Dask's and Spark's workers, so wherever they
+    compete by nice value (processes of one cgroup, kernels without
+    autogroups) a task gets a sliver of a busy core (docs/scale-out.md,
+    "Ray's rate, looked into"). As the job's environment it holds on a
+    cluster started by `ray start` too (Ray's job manager does the same for
+    the drivers it starts); RAY_worker_niceness set for the driver is passed
+    on instead."""
+    return {"env_vars": {RAY_WORKER_NICENESS: os.environ.get(RAY_WORKER_NICENESS, "0")}}
+
+
 def run_ray(batches: List[List[Row]], address: Optional[str], workers: int) -> Iterator[Optional[Row]]:
     import ray
 
     if address:
-        ray.init(address=address, logging_level="ERROR")
+        ray.init(address=address, logging_level="ERROR", runtime_env=ray_runtime_env())
     else:
-        ray.init(num_cpus=workers, include_dashboard=False, logging_level="ERROR")
+        # A local cluster's raylet starts the workers with its environment:
+        # the setting goes there rather than into a runtime environment,
+        # whose workers Ray would start afresh for the job instead of using
+        # those it started with the cluster (2–3 s more before the first
+        # task on this loaded machine).
+        env_vars: Dict[str, str] = ray_runtime_env()["env_vars"]
+        saved = {k: os.environ.get(k) for k in env_vars}
+        os.environ.update(env_vars)
+        try:
+            ray.init(num_cpus=workers, include_dashboard=False, logging_level="ERROR")
+        finally:  # the driver's own environment as it was
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
     try:
         yield None  # the cluster is up
         # One CPU per task: a task analyses one input at a time.
