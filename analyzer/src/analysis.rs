@@ -2,6 +2,8 @@
 //! check → tracker, with accounting that puts every frame in exactly one
 //! category.
 
+#![warn(missing_docs)]
+
 use crate::capture::{self, CaptureError, CaptureFormat};
 use crate::decode::{DecodeOptions, Decoded, Decoder};
 use crate::events::{AssocId, Event, EventSink};
@@ -19,15 +21,23 @@ use std::sync::Arc;
 /// Malformed frames listed individually (all are counted).
 const MAX_LISTED_PROBLEMS: usize = 1000;
 
+/// How one capture is analysed: decoding, tracking, handover and
+/// filtering settings ([`crate::settings::Settings`] builds them from the
+/// front ends' options).
 #[derive(Debug, Clone)]
 pub struct AnalysisOptions {
+    /// Which encapsulations are looked into (e.g. SCTP over UDP) and IP
+    /// reassembly.
     pub decode: DecodeOptions,
     /// Includes when associations are finished and handed to the sink
     /// ([`TrackConfig::end_linger`], [`TrackConfig::idle_timeout`]).
     pub track: TrackConfig,
+    /// Whether each complete SCTP packet's CRC32c is checked; failures are
+    /// counted in [`FileReport::checksum`], the packets still analysed.
     pub verify_checksum: bool,
     /// Copies of the same packet closer than this are capture duplicates.
     pub duplicate_window: Nanos,
+    /// How handovers are classified and their components bounded.
     pub handover: HandoverConfig,
     /// A capture filter (e.g. libpcap's BPF, `--filter`): frames it
     /// rejects are counted as `filtered_out` and not decoded.
@@ -38,6 +48,7 @@ pub struct AnalysisOptions {
 /// reading a file (`tcpdump -r FILE EXPR`). Implemented outside the core
 /// (libpcap lives in another crate); one [`FrameMatcher`] per file.
 pub trait FrameFilter: std::fmt::Debug + Send + Sync {
+    /// The per-file state of this filter.
     fn matcher(&self) -> Box<dyn FrameMatcher>;
 }
 
@@ -83,11 +94,13 @@ pub struct Accounting {
     /// IP fragments of an SCTP datagram, counted with the frame that
     /// completed reassembly (or left incomplete).
     pub ip_fragments: u64,
+    /// Frames holding no SCTP packet (other protocols).
     pub not_sctp: u64,
     /// Frames cut by the snaplen before the SCTP common header.
     pub truncated: u64,
     /// Frames whose link or IP headers are invalid.
     pub malformed: u64,
+    /// Frames of a link type the decoder does not read.
     pub unsupported_link_type: u64,
     /// pcapng custom / systemd-journal records (numbered as frames by
     /// Wireshark, so counted here to keep frame numbers aligned).
@@ -121,6 +134,7 @@ impl Accounting {
         ]
     }
 
+    /// The number of frames in the file: the sum of every category.
     pub fn total(&self) -> u64 {
         self.categories().iter().map(|(_, n)| n).sum()
     }
@@ -130,17 +144,28 @@ impl Accounting {
 /// the reason for the problem categories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameOutcome {
+    /// A complete SCTP packet, analysed.
     Sctp,
+    /// An SCTP packet cut short by the snaplen; its complete chunks were
+    /// analysed.
     SctpTruncated,
     /// A chunk could not be decoded (the chunks before it were applied).
     SctpMalformed(&'static str),
+    /// A second copy of an SCTP packet already seen.
     CaptureDuplicate,
+    /// An ICMP/ICMPv6 error quoting an SCTP packet.
     IcmpAboutSctp,
+    /// An IP fragment of an SCTP datagram (reassembled or not).
     IpFragment,
+    /// A frame holding no SCTP packet.
     NotSctp,
+    /// Cut by the snaplen before the SCTP common header (the reason).
     Truncated(&'static str),
+    /// Invalid link or IP headers (the reason).
     Malformed(&'static str),
+    /// A link type the decoder does not read (its number).
     UnsupportedLinkType(u32),
+    /// A pcapng record that holds no packet (custom, systemd journal).
     NonPacketRecord,
     /// Not tracked: a cap on tracked state was reached.
     SctpUntracked,
@@ -148,17 +173,24 @@ pub enum FrameOutcome {
     FilteredOut,
 }
 
+/// A frame that was malformed or truncated, with why.
 #[derive(Debug, Clone, Serialize)]
 pub struct Problem {
+    /// The frame's number (1-based).
     pub frame: u64,
+    /// What was wrong with it.
     pub reason: String,
 }
 
+/// Whether the capture's timestamps go backwards.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct TimeOrder {
     /// Frames whose timestamp is earlier than the previous frame's.
     pub regressions: u64,
+    /// The first frame whose timestamp is earlier than the previous frame's;
+    /// None when there is none.
     pub first_regression_frame: Option<u64>,
+    /// The largest step backwards (zero when there is none).
     #[serde(serialize_with = "crate::track::rto::ms")]
     pub largest_regression: Nanos,
 }
@@ -167,21 +199,35 @@ pub struct TimeOrder {
 /// and how every frame was classified. Known when the file is done.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileReport {
+    /// The file as it was given.
     pub path: PathBuf,
+    /// The container format (pcap, pcapng, ...).
     pub format: CaptureFormat,
+    /// The file was compressed (read through a decompressor).
     pub compressed: bool,
+    /// The number of frames (and non-packet records) read.
     pub frames: u64,
+    /// The time of the first frame; None for a file without frames.
     pub first_time: Option<Timestamp>,
+    /// The time of the last frame; None for a file without frames.
     pub last_time: Option<Timestamp>,
+    /// How every frame was classified.
     pub accounting: Accounting,
+    /// The link types of its frames (LINKTYPE_* numbers), in order of first
+    /// appearance.
     pub link_types: Vec<u32>,
     /// Malformed / truncated frames with reasons (the first 1000).
     pub problems: Vec<Problem>,
+    /// Whether SCTP checksums were verified, and how many failed.
     pub checksum: ChecksumReport,
+    /// Whether timestamps went backwards.
     pub time_order: TimeOrder,
     /// Set when the file ended early or a record was corrupt.
     pub warning: Option<String>,
+    /// The tracker's counters (ICMP errors matched, stale SACKs, ...).
     pub counters: crate::track::TrackCounters,
+    /// Where the capture was taken (sender, receiver, in between), as
+    /// inferred or given.
     pub capture_point: CapturePoint,
     /// Associations handed to the sink.
     pub associations: u64,
@@ -211,12 +257,14 @@ pub enum Retired {
 /// handovers come with it, so that consumers need no global index.
 #[derive(Debug)]
 pub struct AssociationReport {
+    /// The association's state at its end: endpoints, paths, counters.
     pub association: Association,
     /// Every data path switch of this association with its components,
     /// in switch order.
     pub handovers: Vec<Handover>,
     /// This association's events, in frame order.
     pub events: Vec<Event>,
+    /// How it was handed over (ended, idle, or end of the file).
     pub retired: Retired,
 }
 
@@ -231,8 +279,11 @@ pub struct AssociationReport {
 /// part than events after them.
 #[derive(Debug)]
 pub struct AssociationPart {
+    /// The association the part belongs to.
     pub association: AssocId,
+    /// Its settled data path switches, in switch order.
     pub handovers: Vec<Handover>,
+    /// Its settled events, in frame order (held-back answers excepted).
     pub events: Vec<Event>,
 }
 
@@ -257,6 +308,8 @@ pub trait ReportSink {
     /// A settled part of a long association's events and handovers, before
     /// the association itself ([`AssociationPart`]).
     fn part(&mut self, part: AssociationPart);
+    /// A finished association with its handovers and events; the last thing
+    /// received about it.
     fn association(&mut self, report: AssociationReport);
 }
 
@@ -289,10 +342,15 @@ impl FileAnalysis {
     }
 }
 
+/// Whether SCTP checksums (CRC32c) were verified, and their failures.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct ChecksumReport {
+    /// Checksums were verified (`verify_checksum`); when false the other
+    /// fields are zero / None.
     pub verified: bool,
+    /// Complete SCTP packets whose checksum did not match.
     pub failures: u64,
+    /// The first of them; None when none failed.
     pub first_failure_frame: Option<u64>,
 }
 
@@ -696,6 +754,7 @@ pub struct StreamAnalyzer {
 }
 
 impl StreamAnalyzer {
+    /// A pipeline with no state yet.
     pub fn new(options: &AnalysisOptions) -> Self {
         StreamAnalyzer {
             pipeline: Pipeline::new(options),
@@ -722,6 +781,7 @@ impl StreamAnalyzer {
         self.pipeline.finish(&mut reports);
     }
 
+    /// How the frames analysed so far were classified.
     pub fn accounting(&self) -> &Accounting {
         &self.pipeline.accounting
     }
@@ -765,6 +825,7 @@ pub struct FrameAnalyzer {
 }
 
 impl FrameAnalyzer {
+    /// A pipeline with no state yet.
     pub fn new(options: &AnalysisOptions) -> Self {
         FrameAnalyzer {
             pipeline: Pipeline::new(options),

@@ -3,7 +3,10 @@
 //! summary, report, watch, the Wireshark plugins), and the parser of those
 //! names for the front ends that take them as options.
 
-/// A name that is not one of an enum's ([`output_names!`]).
+#![warn(missing_docs)]
+
+/// A name that is not one of an enum's (the enums `output_names!` defines
+/// names for), as a front end's option gave it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown {what} `{given}` (expected {})", .known.join(", "))]
 pub struct UnknownName {

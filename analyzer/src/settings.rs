@@ -6,6 +6,8 @@
 //! ([`option`], [`OPTIONS`]): the command line's help and the Python
 //! package's `ANALYSIS_OPTIONS` render it.
 
+#![warn(missing_docs)]
+
 use crate::analysis::AnalysisOptions;
 use crate::handover::{anchors, CapturePoint};
 use crate::time::Nanos;
@@ -161,48 +163,56 @@ pub mod option {
         }
     }
 
+    /// The `--verify-checksum` option: its flag, keyword and help text.
     pub const VERIFY_CHECKSUM: OptionDoc = doc(
         "verify_checksum",
         "--verify-checksum",
         None,
         "Check every SCTP packet's CRC32c and count failures",
     );
+    /// The `--udp-encap-port` option: its flag, keyword and help text.
     pub const UDP_ENCAP_PORTS: OptionDoc = doc(
         "udp_encap_ports",
         "--udp-encap-port",
         Some("PORT"),
         "Extra UDP port carrying SCTP (RFC 6951); 9899 is always included",
     );
+    /// The `--duplicate-window-us` option: its flag, keyword and help text.
     pub const DUPLICATE_WINDOW_US: OptionDoc = doc(
         "duplicate_window_us",
         "--duplicate-window-us",
         Some("MICROSECONDS"),
         "Copies of one packet closer than this are capture duplicates (µs)",
     );
+    /// The `--rto-initial-ms` option: its flag, keyword and help text.
     pub const RTO_INITIAL_MS: OptionDoc = doc(
         "rto_initial_ms",
         "--rto-initial-ms",
         None,
         "RTO.Initial for the per-path RTO estimate (ms)",
     );
+    /// The `--rto-min-ms` option: its flag, keyword and help text.
     pub const RTO_MIN_MS: OptionDoc = doc(
         "rto_min_ms",
         "--rto-min-ms",
         None,
         "RTO.Min for the per-path RTO estimate (ms)",
     );
+    /// The `--rto-max-ms` option: its flag, keyword and help text.
     pub const RTO_MAX_MS: OptionDoc = doc(
         "rto_max_ms",
         "--rto-max-ms",
         None,
         "RTO.Max for the per-path RTO estimate (ms)",
     );
+    /// The `--pmr` option: its flag, keyword and help text.
     pub const PMR: OptionDoc = doc(
         "pmr",
         "--pmr",
         None,
         "Path.Max.Retrans used to infer inactive paths",
     );
+    /// The `--pf-retrans` option: its flag, keyword and help text.
     pub const PF_RETRANS: OptionDoc = doc(
         "pf_retrans",
         "--pf-retrans",
@@ -210,6 +220,7 @@ pub mod option {
         "The potentially-failed threshold (RFC 7829 PFMR; Linux's net.sctp.pf_retrans) used to \
          infer potentially failed paths",
     );
+    /// The `--no-pf` option: its flag, keyword and help text.
     pub const NO_PF: OptionDoc = doc(
         "no_pf",
         "--no-pf",
@@ -217,6 +228,7 @@ pub mod option {
         "Infer no potentially failed state (a sender with it off, as Linux with \
          net.sctp.pf_enable = 0)",
     );
+    /// The `--events` option: its flag, keyword and help text.
     pub const EVENTS: OptionDoc = doc(
         "events",
         "--events",
@@ -226,6 +238,7 @@ pub mod option {
          components packets cannot show. Without it, a harness run's events.jsonl beside a \
          capture is used",
     );
+    /// The `--capture-point` option: its flag, keyword and help text.
     pub const CAPTURE_POINT: OptionDoc = doc(
         "capture_point",
         "--capture-point",
@@ -233,6 +246,7 @@ pub mod option {
         "Where the capture was taken; recorded with the handover results. Without it, a \
          harness capture named mn.pcap / cn.pcap says",
     );
+    /// The `--no-harness-files` option: its flag, keyword and help text.
     pub const NO_HARNESS_FILES: OptionDoc = doc(
         "no_harness_files",
         "--no-harness-files",
@@ -240,6 +254,7 @@ pub mod option {
         "Ignore the harness's files beside captures (events.jsonl, the capture side); \
          scenario and parameters are still recorded",
     );
+    /// The `--max-associations` option: its flag, keyword and help text.
     pub const MAX_ASSOCIATIONS: OptionDoc = doc(
         "max_associations",
         "--max-associations",
@@ -247,24 +262,28 @@ pub mod option {
         "Associations alive at once; past it, packets of further ones are counted as not \
          tracked and the file reports the limit reached",
     );
+    /// The `--max-paths` option: its flag, keyword and help text.
     pub const MAX_PATHS: OptionDoc = doc(
         "max_paths",
         "--max-paths",
         Some("N"),
         "Paths (address pairs) of one association",
     );
+    /// The `--max-addresses` option: its flag, keyword and help text.
     pub const MAX_ADDRESSES: OptionDoc = doc(
         "max_addresses",
         "--max-addresses",
         Some("N"),
         "Addresses of one endpoint",
     );
+    /// The `--tsn-window` option: its flag, keyword and help text.
     pub const TSN_WINDOW: OptionDoc = doc(
         "tsn_window",
         "--tsn-window",
         Some("N"),
         "Outstanding TSNs remembered per data direction",
     );
+    /// The `--max-events` option: its flag, keyword and help text.
     pub const MAX_EVENTS: OptionDoc = doc(
         "max_events",
         "--max-events",
@@ -272,6 +291,7 @@ pub mod option {
         "Events of one association held at once until they are written (a long association \
          writes them in parts of 256)",
     );
+    /// The `--filter` option: its flag, keyword and help text.
     pub const FILTER: OptionDoc = doc(
         "filter",
         "--filter",
@@ -279,6 +299,7 @@ pub mod option {
         "Analyse only the frames this capture filter accepts (libpcap syntax, as `tcpdump -r \
          FILE EXPR`); the others are counted as filtered out",
     );
+    /// The `--max-reassembly` option: its flag, keyword and help text.
     pub const MAX_REASSEMBLY: OptionDoc = doc(
         "max_reassembly",
         "--max-reassembly",

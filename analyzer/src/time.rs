@@ -1,6 +1,8 @@
 //! Capture timestamps and signed durations, both in integer nanoseconds so
 //! that nanosecond pcaps lose nothing and arithmetic is exact.
 
+#![warn(missing_docs)]
+
 use std::fmt;
 
 /// An absolute capture time: nanoseconds since the Unix epoch.
@@ -11,9 +13,11 @@ pub struct Timestamp(pub i64);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Nanos(pub i64);
 
+/// Nanoseconds in a second.
 pub const NANOS_PER_SEC: i64 = 1_000_000_000;
 
 impl Timestamp {
+    /// The time `secs` seconds and `nanos` nanoseconds after the Unix epoch.
     pub fn from_parts(secs: i64, nanos: i64) -> Self {
         Timestamp(secs.saturating_mul(NANOS_PER_SEC).saturating_add(nanos))
     }
@@ -43,6 +47,7 @@ pub struct EpochText {
 }
 
 impl EpochText {
+    /// The text of `t`, borrowed from this buffer.
     pub fn of(&mut self, t: Timestamp) -> &str {
         let abs = t.0.unsigned_abs();
         let (mut secs, mut nanos) = (abs / NANOS_PER_SEC as u64, abs % NANOS_PER_SEC as u64);
@@ -72,12 +77,15 @@ impl EpochText {
 }
 
 impl Nanos {
+    /// A span of `ms` milliseconds.
     pub fn from_millis(ms: i64) -> Self {
         Nanos(ms.saturating_mul(1_000_000))
     }
+    /// The span in milliseconds, with fractions.
     pub fn as_millis_f64(self) -> f64 {
         self.0 as f64 / 1e6
     }
+    /// The span in seconds, with fractions.
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / 1e9
     }

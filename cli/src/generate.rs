@@ -7,6 +7,7 @@
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 
+/// What `generate` writes.
 #[derive(clap::Subcommand)]
 pub enum Generate {
     /// A manual page per command into DIR: NAME.1 and NAME-SUBCOMMAND.1
@@ -22,6 +23,7 @@ pub enum Generate {
     },
 }
 
+/// Writes what `what` asks for, from `command` (the whole command line).
 pub fn run(what: Generate, command: clap::Command) -> anyhow::Result<()> {
     match what {
         Generate::Man { dir } => {

@@ -1,4 +1,10 @@
-//! `sctp-handover`: command-line entry point.
+//! `sctp-handover`: command-line entry point, the last step of the data
+//! flow (docs/architecture.md). It parses the options into the analyzer's
+//! settings and hands the work to the library crates: `analyze` to the
+//! batch tables (`sctp_handover_tables`, its summary in [`output`]),
+//! `report` to the report crate ([`report`]), `watch` to the live capture
+//! and the streaming analysis ([`watch`]), `points` to the two-point
+//! pairing ([`points`]); [`exit`] gives every command its exit statuses.
 
 mod exit;
 mod generate;
@@ -110,6 +116,7 @@ pub(crate) struct TableArgs {
 }
 
 impl TableArgs {
+    /// The table format and (for Parquet) page compression asked for.
     pub(crate) fn format(&self) -> TableFormat {
         match self.table_format {
             TableFormatArg::Parquet => TableFormat::Parquet(match self.parquet_compression {

@@ -15,6 +15,10 @@ use std::time::Duration;
 /// Lines of per-input detail before "… and N more".
 const SHOWN_INPUTS: usize = 40;
 
+/// Prints the batch's compact summary to standard output: the inputs by
+/// outcome (ok, truncated, failed, skipped; those already complete in the
+/// dataset `out` reused), the `captures` and `bytes` read in `elapsed`,
+/// and the associations and handovers found.
 pub fn batch_summary(
     outcomes: &[Outcome],
     captures: usize,

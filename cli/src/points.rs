@@ -18,6 +18,7 @@ use sctp_handover_report::figures::owd::{self as owd_fig, Mark, OwdPath};
 use std::io::Write;
 use std::path::PathBuf;
 
+/// The arguments of `sctp-handover points`.
 #[derive(Args)]
 pub struct PointsArgs {
     /// A capture point as NAME=CAPTURE (e.g. `mn=mn.pcap`); exactly two.
@@ -46,6 +47,7 @@ enum PointsFormat {
     Jsonl,
 }
 
+/// Parses `--point NAME=CAPTURE`.
 pub(crate) fn parse_point(s: &str) -> Result<PointInput, String> {
     match s.split_once('=') {
         Some((name, path)) if !name.is_empty() && !path.is_empty() => Ok(PointInput {
@@ -242,6 +244,8 @@ fn summary_text(w: &mut Writer, report: &PointsReport) {
     ));
 }
 
+/// Runs `sctp-handover points`: pairs the two captures and prints (or
+/// writes) the report.
 pub fn run(args: PointsArgs) -> anyhow::Result<Status> {
     if args.points.len() != 2 {
         return Err(usage(anyhow::anyhow!(

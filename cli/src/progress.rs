@@ -7,6 +7,9 @@ use sctp_handover_tables::batch::{Outcome, Progress};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// The batch's [`Progress`]: a bar of bytes read on a terminal (none when
+/// quiet or not a terminal), and a log line per input that failed, was cut
+/// short or skipped.
 pub struct Bar {
     bar: Option<ProgressBar>,
     files: u64,
@@ -15,6 +18,7 @@ pub struct Bar {
 }
 
 impl Bar {
+    /// A bar over `files` inputs of `bytes` bytes in all.
     pub fn new(files: u64, bytes: u64, quiet: bool) -> Self {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(Some(bytes), ProgressDrawTarget::stderr());
@@ -60,6 +64,7 @@ impl Bar {
         }
     }
 
+    /// Clears the bar (the log lines stay).
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();

@@ -13,6 +13,7 @@ use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
+/// The arguments of `sctp-handover report`.
 #[derive(clap::Args)]
 pub struct ReportArgs {
     /// Captures, directories of captures, or tables directories written by
@@ -128,6 +129,8 @@ fn keep_stdin(assets: &Path) -> anyhow::Result<PathBuf> {
     Ok(kept)
 }
 
+/// Runs `sctp-handover report`: builds the document and writes the HTML
+/// page and its assets (each figure and table as files).
 pub fn run(args: ReportArgs) -> anyhow::Result<Status> {
     check_stdin_once(&args.inputs)?;
     let options = analysis_options(&args.analysis)?;

@@ -54,6 +54,7 @@ const FLUSH_EVERY: Duration = Duration::from_millis(10);
 /// New drops are reported in the output at most this often.
 const DROP_LINES_EVERY: Duration = Duration::from_secs(1);
 
+/// How `watch` prints events.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum WatchFormat {
     /// One readable line per event.
@@ -64,6 +65,7 @@ pub enum WatchFormat {
     Jsonl,
 }
 
+/// The arguments of `sctp-handover watch`.
 #[derive(clap::Args)]
 pub struct WatchArgs {
     /// Capture on this interface (repeat for several; needs CAP_NET_RAW and
@@ -946,6 +948,8 @@ fn capture_summary(
     lines
 }
 
+/// Runs `sctp-handover watch` until the inputs end (or Ctrl-C): one line
+/// per event, a handover line per switch.
 pub fn run(args: WatchArgs) -> anyhow::Result<ExitStatus> {
     let started = Instant::now();
     let base = analysis_options(&args.analysis)?;

@@ -122,9 +122,13 @@ impl AssociationTable {
 
 const INIT_ACK: u8 = sctp_handover::wire::sctp_chunk::chunk_type::INIT_ACK;
 
+/// What one point saw of one endpoint.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SideSeen {
+    /// The endpoint's SCTP port; None when no packet of it showed one yet.
     pub port: Option<u16>,
+    /// The endpoint's addresses seen at this point: as its packets' sources,
+    /// its peer's packets' destinations, or announced in its chunks.
     pub addresses: BTreeSet<IpAddr>,
 }
 
@@ -141,6 +145,7 @@ pub struct EndpointMatch {
 /// An association and the points that saw it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AssociationMatch {
+    /// Its two endpoints, by verification tag.
     pub endpoints: Vec<EndpointMatch>,
     /// Indices of the points that saw it.
     pub seen_at: Vec<usize>,

@@ -38,6 +38,7 @@ pub enum Direction {
 }
 
 impl Direction {
+    /// The opposite direction.
     pub fn reverse(self) -> Direction {
         match self {
             Direction::AToB => Direction::BToA,
@@ -51,6 +52,7 @@ impl Direction {
             Direction::BToA => 1,
         }
     }
+    /// The point that receives in this direction.
     pub fn receiver(self) -> usize {
         1 - self.sender()
     }
@@ -304,12 +306,16 @@ impl ClockEstimate {
 /// Why no estimate could be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ClockError {
+    /// No SCTP packet was paired between the two captures.
     #[error("no packet was seen at both points")]
     NoPairs,
     #[error(
         "packets seen at both points travelled one way only ({0}); the offset needs both directions"
     )]
+    /// Every paired packet travelled the same way (which): one direction
+    /// bounds the offset from one side only.
     OneDirection(&'static str),
+    /// The envelopes contradict each other: a one-way delay would be negative.
     #[error("the two directions' envelopes cross: the packets paired do not bound the offset (a one-way delay below zero)")]
     Crossed,
 }

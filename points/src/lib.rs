@@ -9,6 +9,16 @@
 //! packets of one pairing window: the first calibrates the clocks (on the
 //! packets whose identity is unique within the window), the second pairs
 //! every packet on the corrected clock and reports.
+//!
+//! In the workspace's data flow (docs/architecture.md) it sits beside the
+//! core analysis: it reads the captures itself (the analyzer's capture,
+//! decode and wire layers) and takes each point's handover records from
+//! the analysis; `sctp-handover points` and the `handovers_two_sided`
+//! table (`sctp_handover_tables::points`) render what it returns:
+//! [`analyze_points`] (a [`PointsReport`], with samples and records
+//! streamed to a [`PointsSink`]) and [`two_sided::analyze_two_sided`].
+
+#![warn(missing_docs)]
 
 pub mod assoc;
 pub mod clock;
@@ -36,6 +46,7 @@ use std::net::IpAddr;
 /// are hours apart). The two prefixes must overlap in time.
 const PREFIX_PACKETS: usize = 4096;
 
+/// How two captures are paired.
 #[derive(Debug, Clone)]
 pub struct PointsOptions {
     /// How long a packet waits for its copy at the other point before it
@@ -52,16 +63,23 @@ impl Default for PointsOptions {
     }
 }
 
+/// Why two captures could not be paired.
 #[derive(Debug, thiserror::Error)]
 pub enum PointsError {
+    /// A capture could not be read.
     #[error(transparent)]
     Capture(#[from] CaptureError),
+    /// The clocks' offset and drift could not be estimated.
     #[error("clock offset between {a} and {b}: {source}")]
     Clock {
+        /// The first point's name.
         a: String,
+        /// The second point's name.
         b: String,
+        /// Why the estimate failed.
         source: ClockError,
     },
+    /// The captures' first packets have none in common.
     #[error(
         "none of the first {PREFIX_PACKETS} SCTP packets of {a} is among the first {PREFIX_PACKETS} of {b}: the captures must overlap in time"
     )]

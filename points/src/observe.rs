@@ -232,7 +232,9 @@ fn summarise_chunk(chunk: &Chunk<&[u8]>, out: &mut ChunkSummary, digest: &mut Fx
 /// A capture point: a name (`mn`, `cn`, `router`) and its capture.
 #[derive(Debug, Clone)]
 pub struct PointInput {
+    /// The point's name, as reports and tables label it.
     pub name: String,
+    /// Its capture file (pcap or pcapng, possibly gzip-compressed).
     pub path: PathBuf,
 }
 

@@ -27,11 +27,18 @@ pub struct OwdSample {
     /// When the sender's point saw it, on point A's clock (ns since the
     /// epoch).
     pub sent_ns: i64,
+    /// The packet's IP source address.
     pub src: IpAddr,
+    /// The packet's IP destination address.
     pub dst: IpAddr,
+    /// Which way between the points it travelled.
     pub direction: Direction,
+    /// The one-way delay: receiver's capture time (on A's clock, corrected)
+    /// minus sender's, in ns.
     pub owd_ns: i64,
+    /// The packet's frame in the sender's point's capture.
     pub sender_frame: u64,
+    /// The packet's frame in the receiver's point's capture.
     pub receiver_frame: u64,
     /// Its chunks, e.g. `SACK+DATA(21)`.
     pub chunks: String,
@@ -42,6 +49,7 @@ pub struct OwdSample {
     /// the two-sided handover records rely on (docs/points.md).
     #[serde(skip)]
     pub sender_time_ns: i64,
+    /// When the receiver's point saw it, on that point's own clock.
     #[serde(skip)]
     pub receiver_time_ns: i64,
     /// It carries DATA or I-DATA chunks.
@@ -53,6 +61,7 @@ pub struct OwdSample {
     pub verification_tag: u32,
 }
 
+/// Which point missed a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LossKind {
@@ -66,19 +75,28 @@ pub enum LossKind {
 /// A packet only one point saw.
 #[derive(Debug, Clone, Serialize)]
 pub struct Loss {
+    /// Which point did not see it.
     pub kind: LossKind,
     /// On point A's clock.
     pub time_ns: i64,
+    /// The name of the point that saw it.
     pub seen_at: String,
+    /// Its frame in that point's capture.
     pub frame: u64,
+    /// Its IP source address.
     pub src: IpAddr,
+    /// Its IP destination address.
     pub dst: IpAddr,
+    /// Which way between the points it was going.
     pub direction: Direction,
+    /// Its chunks, e.g. `SACK+DATA(21)`.
     pub chunks: String,
+    /// The TSNs of its DATA chunks (empty when it carries none).
     pub data_tsns: Vec<u32>,
     /// When the point that saw it did, on that point's own clock.
     #[serde(skip)]
     pub point_time_ns: i64,
+    /// Its verification tag (the association and direction it belongs to).
     #[serde(skip)]
     pub verification_tag: u32,
 }
@@ -90,10 +108,15 @@ pub struct Loss {
 pub struct Retransmission {
     /// On point A's clock.
     pub sent_ns: i64,
+    /// Its frame in the sender's point's capture.
     pub frame: u64,
+    /// Its IP source address.
     pub src: IpAddr,
+    /// Its IP destination address.
     pub dst: IpAddr,
+    /// Which way between the points it was going.
     pub direction: Direction,
+    /// The TSN sent again.
     pub tsn: u32,
     /// 2 for the first retransmission.
     pub transmission: u32,
@@ -108,16 +131,21 @@ pub struct Retransmission {
     /// frame: the two-sided records time retransmission waits from these.
     #[serde(skip)]
     pub sender_time_ns: i64,
+    /// The original's frame in the sender's point's capture.
     #[serde(skip)]
     pub original_frame: u64,
+    /// When the sender's point saw the original, on its own clock.
     #[serde(skip)]
     pub original_sender_time_ns: i64,
 }
 
 /// Where the samples and records go as they are found.
 pub trait PointsSink {
+    /// One packet seen at both points.
     fn owd(&mut self, _sample: &OwdSample) {}
+    /// One packet seen at one point only.
     fn loss(&mut self, _loss: &Loss) {}
+    /// One retransmission seen at its sender's point.
     fn retransmission(&mut self, _r: &Retransmission) {}
 }
 
@@ -127,50 +155,80 @@ impl PointsSink for () {}
 /// One path in one direction.
 #[derive(Debug, Clone, Serialize)]
 pub struct PathSummary {
+    /// The path's source address.
     pub src: IpAddr,
+    /// The path's destination address.
     pub dst: IpAddr,
+    /// Which way between the points its packets travel.
     pub direction: Direction,
     /// Point names: sender → receiver.
     pub from: String,
+    /// The receiving point's name.
     pub to: String,
+    /// Packets seen at both points.
     pub paired: u64,
+    /// The smallest one-way delay, in ns; None when none was paired.
     pub owd_min_ns: Option<i64>,
+    /// The mean one-way delay, in ns; None when none was paired.
     pub owd_mean_ns: Option<f64>,
+    /// The largest one-way delay, in ns; None when none was paired.
     pub owd_max_ns: Option<i64>,
     /// A-clock time of the first and last packet sent on the path.
     pub first_ns: Option<i64>,
+    /// A-clock time of the last packet sent on the path; None when none was.
     pub last_ns: Option<i64>,
+    /// Packets sent on the path that the receiver's point never saw.
     pub not_seen_at_receiver: u64,
+    /// Packets that arrived on the path that the sender's point never saw.
     pub not_seen_at_sender: u64,
+    /// DATA retransmissions sent on the path.
     pub retransmissions: u64,
+    /// Of those, the retransmissions whose earlier transmission had arrived.
     pub spurious_retransmissions: u64,
 }
 
+/// One capture point and how its capture was read.
 #[derive(Debug, Clone, Serialize)]
 pub struct PointSummary {
+    /// The point's name.
     pub name: String,
+    /// Its capture file.
     pub path: String,
+    /// Frames read from it.
     pub frames: u64,
+    /// SCTP packets observed in it.
     pub sctp_packets: u64,
+    /// Why reading stopped early (truncated or corrupt tail); None when the
+    /// capture ended cleanly.
     pub warning: Option<String>,
 }
 
 /// Everything but the streamed samples and records.
 #[derive(Debug, Clone, Serialize)]
 pub struct PointsReport {
+    /// Each point, in `--point` order.
     pub points: Vec<PointSummary>,
+    /// The estimated offset and drift of B's clock against A's.
     pub clock: ClockEstimate,
+    /// The associations and which points saw them.
     pub associations: Vec<AssociationMatch>,
+    /// Each path and direction.
     pub paths: Vec<PathSummary>,
+    /// Packets seen at both points.
     pub paired: u64,
     /// Paired among identical copies by the delay floor.
     pub ambiguous_pairs: u64,
+    /// Packets seen at their sender's point only.
     pub not_seen_at_receiver: u64,
+    /// Packets seen at their receiver's point only.
     pub not_seen_at_sender: u64,
     /// Packets whose direction could not be told (a tag never paired).
     pub direction_unknown: u64,
+    /// DATA retransmissions seen at their sender's point.
     pub retransmissions: u64,
+    /// Of those, the retransmissions whose earlier transmission had arrived.
     pub spurious_retransmissions: u64,
+    /// The pairing window used ([`crate::PointsOptions::window_ns`]).
     pub window_ns: i64,
     /// Most packets waiting for their copy at once: the memory bound.
     pub peak_waiting: usize,

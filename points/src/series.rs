@@ -92,8 +92,11 @@ impl Buckets {
 /// One path and direction's series.
 #[derive(Debug, Clone)]
 pub struct PathSeries {
+    /// The path's source address.
     pub src: IpAddr,
+    /// The path's destination address.
     pub dst: IpAddr,
+    /// Which way between the points its packets travel.
     pub direction: Direction,
     /// Width of its buckets: 1 ns when every sample is kept.
     pub bucket_ns: i64,
@@ -109,6 +112,7 @@ pub struct OwdSeries<'a> {
 }
 
 impl<'a> OwdSeries<'a> {
+    /// A sink that keeps the series and forwards every record to `inner`.
     pub fn new(inner: &'a mut dyn PointsSink) -> Self {
         OwdSeries {
             paths: BTreeMap::new(),

@@ -13,7 +13,7 @@
 //! stops sending new DATA on the old path).
 //!
 //! Only the frames the per-point records name are kept from the pairing
-//! pass ([`FramesOfInterest`], [`Collect`]), with the first DATA sent after
+//! pass (`FramesOfInterest`, `Collect`), with the first DATA sent after
 //! each receiver's last old-path DATA: a few per handover, never the
 //! captures' packets.
 
@@ -317,9 +317,11 @@ pub struct SideInterrupt {
     /// The analyzer's data interrupt at this point, on its own clock
     /// (null: the analyzer could not compute it; `missing` says why).
     pub interrupt_ns: Option<i64>,
-    /// Its frames at this point: last DATA on the old path, first DATA on
-    /// the new one.
+    /// The frame of its last DATA on the old path at this point; None when
+    /// the analyzer found none.
     pub from_frame: Option<u64>,
+    /// The frame of its first DATA on the new path at this point; None when
+    /// the analyzer found none.
     pub to_frame: Option<u64>,
     /// At the receiver, the one-way delay of its first DATA on the new
     /// path minus that of its last on the old path (negative when the new
@@ -336,6 +338,7 @@ pub struct SideInterrupt {
     /// The rest (≥ 0): the sender's own time, pacing, processing, timers
     /// that fired with nothing lost.
     pub endpoint_ns: Option<i64>,
+    /// Why the parts are null; None when they are computed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub missing: Option<String>,
 }
@@ -346,8 +349,11 @@ pub struct SideInterrupt {
 pub struct PartDescriptor {
     /// Stem of its columns (`<side>_<name>_ms`).
     pub name: &'static str,
+    /// Its name in text (summary lines, figure legends).
     pub label: &'static str,
+    /// What it measures, as the table's column documentation says it.
     pub description: &'static str,
+    /// Its value in a side's interrupt, in ns.
     pub get: fn(&SideInterrupt) -> Option<i64>,
 }
 
@@ -386,25 +392,31 @@ pub const PARTS: &[PartDescriptor] = &[
 pub struct TwoSidedAsconf {
     /// The point of the endpoint that sent the ASCONF.
     pub requester_point: String,
+    /// The ASCONF's serial number.
     pub serial: u32,
     /// Its requests, e.g. `set_primary 198.51.100.102`.
     pub requests: String,
+    /// How often the requester's point saw it sent (1: once).
     pub transmissions: u32,
     /// Its first transmission (A's clock).
     pub sent_ns: i64,
-    /// The first copy to arrive at the peer: its path, when it was sent
-    /// and when it arrived (A's clock), and its one-way delay.
+    /// The source address of the first copy to arrive at the peer.
     pub src: IpAddr,
+    /// The destination address of that copy.
     pub dst: IpAddr,
+    /// When that copy was sent (A's clock).
     pub delivered_sent_ns: i64,
+    /// When that copy arrived at the peer's point (A's clock).
     pub received_ns: i64,
+    /// That copy's one-way delay, in ns.
     pub one_way_delay_ns: i64,
     /// At the peer's point, on its clock: the copy its ASCONF-ACK answers
     /// → the ASCONF-ACK (null: no ASCONF-ACK after it was captured).
     pub peer_processing_ns: Option<i64>,
-    /// The ASCONF-ACK's arrival at the requester (A's clock) and its one-way
-    /// delay; null when it was lost (or not captured).
+    /// The ASCONF-ACK's arrival at the requester (A's clock); null when it
+    /// was lost (or not captured).
     pub ack_received_ns: Option<i64>,
+    /// The ASCONF-ACK's one-way delay, in ns; null as `ack_received_ns`.
     pub ack_one_way_delay_ns: Option<i64>,
     /// When the peer is the data sender: the ASCONF's first arrival → the
     /// peer's first new DATA on the new path (the switch), on the peer's
@@ -415,24 +427,39 @@ pub struct TwoSidedAsconf {
 /// One handover seen at both points.
 #[derive(Debug, Clone, Serialize)]
 pub struct TwoSidedHandover {
+    /// The name of the point at the data sender.
     pub sender_point: String,
+    /// The name of the point at the data receiver.
     pub receiver_point: String,
-    /// The association's id in each point's own analysis.
+    /// The association's id in the sender's point's own analysis.
     pub sender_association: AssocId,
+    /// The association's id in the receiver's point's own analysis.
     pub receiver_association: AssocId,
+    /// The old path's source address.
     pub from_src: IpAddr,
+    /// The old path's destination address.
     pub from_dst: IpAddr,
+    /// The new path's source address.
     pub to_src: IpAddr,
+    /// The new path's destination address.
     pub to_dst: IpAddr,
+    /// The switch's class in the sender's point's analysis.
     pub sender_class: SwitchClass,
+    /// The switch's class in the receiver's point's analysis.
     pub receiver_class: SwitchClass,
-    /// The switch frame at each point and its time on A's clock.
+    /// The switch frame in the sender's point's capture.
     pub sender_switch_frame: u64,
+    /// The switch frame in the receiver's point's capture.
     pub receiver_switch_frame: u64,
+    /// The sender's switch frame's time on A's clock.
     pub sender_switch_ns: i64,
+    /// The receiver's switch frame's time on A's clock.
     pub receiver_switch_ns: i64,
+    /// The ASCONF that moved the handover; None when none did.
     pub asconf: Option<TwoSidedAsconf>,
+    /// The data interrupt at the sender's point, in parts.
     pub sender: SideInterrupt,
+    /// The data interrupt at the receiver's point, in parts.
     pub receiver: SideInterrupt,
 }
 
@@ -805,7 +832,9 @@ fn sent_in(
 /// saw, and every other handover of either point as one-sided.
 #[derive(Debug, Clone, Default)]
 pub struct TwoSided {
+    /// The handovers both points saw.
     pub records: Vec<TwoSidedHandover>,
+    /// The handovers only one point's analysis found, with why.
     pub one_sided: Vec<OneSidedHandover>,
 }
 
@@ -1027,19 +1056,27 @@ pub fn analyze_two_sided(
 /// each point is in exactly one two-sided or one-sided record.
 #[derive(Debug, Clone, Serialize)]
 pub struct OneSidedHandover {
-    /// The point that saw it, and the one that did not.
+    /// The name of the point that saw it.
     pub point: String,
+    /// The name of the point that did not.
     pub other_point: String,
     /// Whether `point` is where the DATA that moved was sent (`true`) or
     /// received (`false`), from the direction its paths' packets travel
     /// between the points; null when the pairing saw none of them.
     pub at_data_sender: Option<bool>,
+    /// The association's id in `point`'s analysis.
     pub association: AssocId,
+    /// The old path's source address.
     pub from_src: IpAddr,
+    /// The old path's destination address.
     pub from_dst: IpAddr,
+    /// The new path's source address.
     pub to_src: IpAddr,
+    /// The new path's destination address.
     pub to_dst: IpAddr,
+    /// The switch's class in `point`'s analysis.
     pub class: SwitchClass,
+    /// The switch frame in `point`'s capture.
     pub switch_frame: u64,
     /// The switch frame's time on the first point's clock.
     pub switch_ns: i64,

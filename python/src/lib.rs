@@ -6,6 +6,8 @@
 //! PyCapsule interface, `__arrow_c_stream__`): pyarrow, polars, DuckDB take
 //! them without a copy.
 
+#![warn(missing_docs)]
+
 use polars::prelude::{CompatLevel, DataFrame};
 use polars_arrow::array::{Array, StructArray};
 use polars_arrow::datatypes::{ArrowDataType, Field};

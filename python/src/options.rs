@@ -22,10 +22,15 @@ use std::path::PathBuf;
 /// What the keyword arguments of one call ask for: the settings, and the
 /// command-line-only parts (harness files, the capture filter).
 pub struct Request {
+    /// The analysis settings, as the command line's flags would set them.
     pub settings: Settings,
+    /// Whether the harness's files beside a capture (events.jsonl, the
+    /// capture side) are read (false: `no_harness_files=True`, as
+    /// `--no-harness-files`).
     pub harness_files: bool,
     /// `no_pf=True` wins over any `pf_retrans`, as `--no-pf` does.
     pub no_pf: bool,
+    /// A libpcap capture filter (`filter=`, `--filter`); None: every frame.
     pub filter: Option<String>,
 }
 

@@ -24,26 +24,35 @@ use std::path::PathBuf;
 /// `--x PARAM [--series PARAM] --metric COMPONENT`.
 #[derive(Debug, Clone)]
 pub struct SweepRequest {
+    /// The column (or parameter name) on the x axis.
     pub x: String,
+    /// The column whose values each get a line of their own; None: one line.
     pub series: Option<String>,
+    /// The latency component or column on the y axis (`failover_time`, ...).
     pub metric: String,
     /// Predictions drawn beside failover metrics: `backoff` (RTO doubled
     /// at each expiry), `fixed-rto` (PMR × RTO).
     pub predict: Vec<String>,
 }
 
+/// What a report is drawn from and what it shows (`sctp-handover report`).
 #[derive(Debug, Clone)]
 pub struct ReportConfig {
+    /// Captures, directories of captures and `analyze --out` datasets.
     pub inputs: Vec<PathBuf>,
+    /// The document's title; None: "SCTP handover report".
     pub title: Option<String>,
+    /// How handovers are grouped in the comparison sections.
     pub group_by: GroupBy,
     /// Keep only handovers of these classes (empty: all).
     pub classes: Vec<String>,
     /// Keep only captures taken at these sides (empty: all).
     pub sides: Vec<String>,
+    /// A sweep section's axes; None: no sweep section.
     pub sweep: Option<SweepRequest>,
     /// Draw a section per capture (TSN, RTT, handover time lines).
     pub capture_sections: bool,
+    /// Captures that get a section of their own (the first ones).
     pub max_captures: usize,
     /// Associations drawn per capture (those with handovers first).
     pub max_associations: usize,
@@ -53,7 +62,9 @@ pub struct ReportConfig {
 
 /// The document, and how each analysed capture ended.
 pub struct Built {
+    /// The report.
     pub document: Document,
+    /// How each capture analysed for it ended, in input order.
     pub outcomes: Vec<Outcome>,
     /// Directories among the inputs that could not be listed (also in
     /// `document.excluded`, with the reason).

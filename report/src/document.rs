@@ -9,16 +9,22 @@ use anyhow::Context;
 use std::fmt::Write;
 use std::path::Path;
 
+/// A table of text cells, shown in the page and written as CSV and
+/// Markdown.
 #[derive(Debug, Clone)]
 pub struct Table {
     /// File stem in the assets folder, unique in the report.
     pub name: String,
+    /// The caption shown above it.
     pub title: String,
+    /// Column names.
     pub header: Vec<String>,
+    /// The cells, one `Vec` per row, as many as `header` has columns.
     pub rows: Vec<Vec<String>>,
 }
 
 impl Table {
+    /// An empty table with these columns.
     pub fn new(name: impl Into<String>, title: impl Into<String>, header: &[&str]) -> Self {
         Table {
             name: name.into(),
@@ -28,10 +34,12 @@ impl Table {
         }
     }
 
+    /// Appends a row.
     pub fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells);
     }
 
+    /// The table as CSV, header first (RFC 4180 quoting).
     pub fn csv(&self) -> String {
         let mut out = String::new();
         for line in std::iter::once(&self.header).chain(&self.rows) {
@@ -41,6 +49,8 @@ impl Table {
         out
     }
 
+    /// The table as a Markdown pipe table under its bold title, markup
+    /// characters escaped.
     pub fn markdown(&self) -> String {
         // Characters Markdown would read as markup are escaped.
         let cell = |c: &str| {
@@ -79,24 +89,32 @@ impl Table {
     }
 }
 
+/// One piece of a section, in reading order.
 #[derive(Debug, Clone)]
 pub enum Block {
+    /// A paragraph of plain text (escaped when rendered).
     Text(String),
+    /// A figure (SVG with its data).
     Figure(Figure),
+    /// A table.
     Table(Table),
 }
 
+/// A titled part of the report.
 #[derive(Debug, Clone)]
 pub struct Section {
     /// Anchor in the page.
     pub id: String,
+    /// The heading.
     pub title: String,
+    /// Its text, figures and tables, in order.
     pub blocks: Vec<Block>,
     /// Nested sections (a capture's associations).
     pub level: u8,
 }
 
 impl Section {
+    /// An empty section.
     pub fn new(id: impl Into<String>, title: impl Into<String>, level: u8) -> Self {
         Section {
             id: id.into(),
@@ -105,6 +123,7 @@ impl Section {
             level,
         }
     }
+    /// Appends a paragraph.
     pub fn text(&mut self, t: impl Into<String>) {
         self.blocks.push(Block::Text(t.into()));
     }
@@ -113,20 +132,27 @@ impl Section {
 /// An input the report does not draw or count, and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Excluded {
+    /// The input as given (path or directory).
     pub input: String,
+    /// Why it was left out.
     pub reason: String,
 }
 
+/// The whole report: title, summary lines, sections and exclusions.
 #[derive(Debug, Clone, Default)]
 pub struct Document {
+    /// The page title.
     pub title: String,
     /// Lines under the title: what went in, how it was grouped.
     pub summary: Vec<String>,
+    /// The sections, in page order.
     pub sections: Vec<Section>,
+    /// Inputs left out, listed at the end of the page.
     pub excluded: Vec<Excluded>,
 }
 
 impl Document {
+    /// Every figure of every section, in page order.
     pub fn figures(&self) -> impl Iterator<Item = &Figure> {
         self.sections.iter().flat_map(|s| {
             s.blocks.iter().filter_map(|b| match b {
@@ -136,6 +162,7 @@ impl Document {
         })
     }
 
+    /// Every table of every section, in page order.
     pub fn tables(&self) -> impl Iterator<Item = &Table> {
         self.sections.iter().flat_map(|s| {
             s.blocks.iter().filter_map(|b| match b {

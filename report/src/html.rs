@@ -68,6 +68,7 @@ fn figure(out: &mut String, f: &crate::figures::Figure) {
     );
 }
 
+/// The document as one self-contained HTML page (figures inline).
 pub fn render(doc: &Document) -> String {
     let mut out = String::with_capacity(1 << 20);
     let _ = write!(

@@ -3,7 +3,13 @@
 //!
 //! Data flows one way: captures → the core analysis → traces ([`trace`])
 //! and the batch tables (`sctp_handover_tables`) → statistics ([`stats`],
-//! polars) → figures ([`figures`]) → the document ([`html`]).
+//! polars) → figures ([`figures`]) → the document ([`document`]) → HTML
+//! ([`html`]) or Markdown ([`markdown`]). It sits after the tables in the
+//! workspace's data flow (docs/architecture.md): `sctp-handover report`
+//! ([`build::build`]) and the paper reproduction (`sctp-handover-lab`,
+//! which draws with the public document, figures and statistics) use it.
+
+#![warn(missing_docs)]
 
 pub mod build;
 pub mod components;

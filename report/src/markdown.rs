@@ -5,6 +5,8 @@
 use crate::document::{Block, Document};
 use std::fmt::Write;
 
+/// The document as Markdown; `assets` is the folder (relative to the
+/// Markdown file) holding each figure's SVG and CSV.
 pub fn render(doc: &Document, assets: &str) -> String {
     let mut out = format!("# {}\n\n", doc.title);
     for line in &doc.summary {

@@ -23,18 +23,26 @@ pub enum GroupBy {
 /// Summary statistics of one column within one group (nulls left out).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Stat {
+    /// The number of non-null values.
     pub n: usize,
+    /// Their mean; None when there is none.
     pub mean: Option<f64>,
+    /// Their median; None when there is none.
     pub median: Option<f64>,
+    /// The smallest; None when there is none.
     pub min: Option<f64>,
+    /// The largest; None when there is none.
     pub max: Option<f64>,
     /// Sample standard deviation (n − 1); None below two values.
     pub std: Option<f64>,
 }
 
+/// The rows of one group (a value of the grouping column or glob).
 #[derive(Debug, Clone)]
 pub struct Group {
+    /// The group's label.
     pub name: String,
+    /// Its rows of the handovers table.
     pub rows: DataFrame,
     /// Distinct sources in the group.
     pub inputs: usize,

@@ -20,24 +20,33 @@ pub const MAX_POINTS: usize = 4096;
 /// One DATA chunk on the TSN-versus-time chart.
 #[derive(Debug, Clone, Copy)]
 pub struct DataPoint {
+    /// The frame that carried the chunk (1-based).
     pub frame: u64,
+    /// Its capture time.
     pub time: Timestamp,
+    /// Its TSN.
     pub tsn: u32,
+    /// The path it travelled on (its colour in the chart).
     pub path: PathId,
 }
 
 /// A SACK's cumulative TSN ack.
 #[derive(Debug, Clone, Copy)]
 pub struct AckPoint {
+    /// The SACK's frame (1-based).
     pub frame: u64,
+    /// Its capture time.
     pub time: Timestamp,
+    /// Its cumulative TSN ack.
     pub tsn: u32,
 }
 
 /// A series that keeps every `stride`-th point once it is full.
 #[derive(Debug, Clone)]
 pub struct Decimated<T> {
+    /// The points kept, in arrival order.
     pub points: Vec<T>,
+    /// Points offered, kept or not.
     pub seen: u64,
     stride: u64,
 }
@@ -81,12 +90,16 @@ impl<T> Decimated<T> {
 /// One data direction (DATA from `sender`).
 #[derive(Debug, Clone, Default)]
 pub struct DirectionTrace {
+    /// First transmissions of TSNs.
     pub new_data: Decimated<DataPoint>,
+    /// DATA chunks whose TSN had been sent before.
     pub retransmissions: Decimated<DataPoint>,
+    /// The cumulative TSN acks of the SACKs answering this direction.
     pub cumulative_acks: Decimated<AckPoint>,
 }
 
 impl DirectionTrace {
+    /// Whether the direction sent no DATA.
     pub fn is_empty(&self) -> bool {
         self.new_data.seen == 0 && self.retransmissions.seen == 0
     }
@@ -115,40 +128,60 @@ impl DirectionTrace {
 /// A path as the legend names it.
 #[derive(Debug, Clone)]
 pub struct PathLabel {
+    /// The path's index in its association.
     pub id: PathId,
+    /// Its source address.
     pub src: IpAddr,
+    /// Its destination address.
     pub dst: IpAddr,
+    /// The endpoint that sends on it (the owner of `src`).
     pub sender: EndpointId,
 }
 
 /// A heartbeat round trip, on the path it probed.
 #[derive(Debug, Clone, Copy)]
 pub struct RttSample {
+    /// The HEARTBEAT ACK's frame (1-based).
     pub frame: u64,
+    /// The matching HEARTBEAT's frame; None when it was not captured.
     pub request_frame: Option<u64>,
+    /// The HEARTBEAT ACK's capture time.
     pub time: Timestamp,
+    /// The path probed.
     pub path: PathId,
+    /// The round-trip time, in milliseconds.
     pub rtt_ms: f64,
 }
 
 /// One finished association, ready to draw.
 #[derive(Debug)]
 pub struct AssociationTrace {
+    /// The association's index in its capture.
     pub id: AssocId,
+    /// Its endpoints' ports (endpoint 0, endpoint 1).
     pub ports: (u16, u16),
+    /// The capture time of its first packet.
     pub first_time: Timestamp,
+    /// The capture time of its last packet.
     pub last_time: Timestamp,
+    /// Its paths, for the legends.
     pub paths: Vec<PathLabel>,
+    /// Its two data directions, indexed by the DATA sender.
     pub directions: [DirectionTrace; 2],
+    /// Its events, in frame order.
     pub events: Vec<Event>,
+    /// Its data path switches, in switch order.
     pub handovers: Vec<Handover>,
+    /// Its heartbeat round trips, in frame order.
     pub rtt: Vec<RttSample>,
 }
 
 /// Everything drawn for one capture.
 #[derive(Debug)]
 pub struct CaptureTrace {
+    /// The input as the report names it.
     pub source: String,
+    /// How the capture was read; None when it could not be analysed.
     pub file: Option<FileReport>,
     /// The capture's first frame: times are drawn relative to it.
     pub origin: Option<Timestamp>,
@@ -177,6 +210,7 @@ pub struct TraceSink {
 }
 
 impl TraceSink {
+    /// A sink that keeps at most `max_associations` finished associations.
     pub fn new(max_associations: usize) -> Self {
         TraceSink {
             max_associations,
@@ -190,6 +224,8 @@ impl TraceSink {
         }
     }
 
+    /// The trace of the capture `source`, once the analysis is done
+    /// (`file`: its report, None when it failed).
     pub fn finish(mut self, source: String, file: Option<FileReport>) -> CaptureTrace {
         self.kept.sort_by_key(|a| (a.handovers.is_empty(), a.id));
         CaptureTrace {

@@ -3,6 +3,8 @@
 //! compressed. Streams the file through one reusable buffer and hands each
 //! frame to a callback as a borrowed slice: no allocation per packet.
 
+#![warn(missing_docs)]
+
 mod modified_pcap;
 mod reader;
 
@@ -15,16 +17,25 @@ use std::path::PathBuf;
 
 /// libpcap link-layer header types (LINKTYPE_* values) the decoder handles.
 pub mod link_type {
+    /// BSD loopback: a 4-byte address family in host byte order.
     pub const NULL: u32 = 0;
+    /// Ethernet II (with 802.1Q / QinQ tags).
     pub const ETHERNET: u32 = 1;
     /// DLT_RAW as numbered on most platforms, OpenBSD, and the LINKTYPE value.
     pub const RAW_12: u32 = 12;
+    /// DLT_RAW as OpenBSD numbers it: a bare IPv4 or IPv6 packet.
     pub const RAW_14: u32 = 14;
+    /// LINKTYPE_RAW: a bare IPv4 or IPv6 packet.
     pub const RAW: u32 = 101;
+    /// OpenBSD loopback: a 4-byte address family in network byte order.
     pub const LOOP: u32 = 108;
+    /// Linux "cooked" capture v1 (`-i any`).
     pub const LINUX_SLL: u32 = 113;
+    /// A bare IPv4 packet.
     pub const IPV4: u32 = 228;
+    /// A bare IPv6 packet.
     pub const IPV6: u32 = 229;
+    /// Linux "cooked" capture v2 (`-i any`, libpcap 1.10+).
     pub const LINUX_SLL2: u32 = 276;
     /// Not a libpcap value: marks a pcapng record that Wireshark numbers as
     /// a frame but that carries no packet (custom and systemd journal
@@ -37,12 +48,15 @@ pub mod link_type {
 pub struct Frame<'a> {
     /// 1-based, as Wireshark numbers frames.
     pub number: u64,
+    /// The capture time (the interface's resolution and offset applied).
     pub timestamp: Timestamp,
+    /// The frame's link type ([`link_type`]).
     pub link_type: u32,
     /// pcapng interface id (0 for pcap).
     pub interface: u32,
     /// Length on the wire; `data.len()` is the captured length.
     pub original_len: u32,
+    /// The captured bytes, starting at the link-layer header.
     pub data: &'a [u8],
 }
 
@@ -56,11 +70,15 @@ impl Frame<'_> {
 /// Why a capture could not be read at all.
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
+    /// The file could not be opened.
     #[error("{path}: cannot open: {source}")]
     Open {
+        /// The file as given.
         path: PathBuf,
+        /// The operating system's reason.
         source: std::io::Error,
     },
+    /// The file holds no bytes.
     #[error("{path}: empty file, not a capture")]
     Empty { path: PathBuf },
     #[error("{path}: not a pcap or pcapng capture (file starts with {magic})")]

@@ -1,3 +1,5 @@
+#![warn(missing_docs)]
+
 use super::modified_pcap::{self, ModifiedPcap};
 use super::{CaptureError, Frame};
 use crate::time::{Timestamp, NANOS_PER_SEC};
@@ -21,10 +23,14 @@ const MIN_BLOCK_LEN: u32 = 12;
 /// gzip member magic (RFC 1952 §2.3.1).
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
+/// The container a capture was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CaptureFormat {
+    /// pcap with microsecond timestamps.
     Pcap,
+    /// pcap with nanosecond timestamps.
     PcapNanosecond,
+    /// pcapng.
     Pcapng,
 }
 
@@ -38,8 +44,14 @@ crate::names::output_names!(CaptureFormat, "capture format" {
 /// was corrupt: everything before it was still delivered.
 #[derive(Debug, Clone, Default)]
 pub struct ReadOutcome {
+    /// Frames delivered to the callback, numbered 1 to `frames` (custom and
+    /// systemd journal records included, as Wireshark numbers them).
     pub frames: u64,
+    /// Why reading stopped early (truncated or corrupt tail); None when the
+    /// file ended cleanly.
     pub warning: Option<String>,
+    /// pcapng blocks that are not frames (section and interface headers,
+    /// statistics, name resolution); not counted in `frames`.
     pub non_packet_blocks: u64,
 }
 
@@ -51,6 +63,7 @@ struct Interface {
     offset_secs: i64,
 }
 
+/// An open capture, read frame by frame through one reusable buffer.
 pub struct CaptureReader {
     path: PathBuf,
     inner: Box<dyn PcapReaderIterator + Send>,
@@ -217,6 +230,7 @@ fn has_capture_magic(head: &[u8]) -> bool {
 pub enum Sniff {
     /// pcap or pcapng, possibly gzip-compressed.
     Capture,
+    /// The input holds no bytes.
     Empty,
     /// Something else; the first bytes as hex.
     Other(String),
@@ -274,12 +288,15 @@ fn check_magic(path: &Path, head: &[u8]) -> Result<(), CaptureError> {
 }
 
 impl CaptureReader {
+    /// The input as given to [`open`] or [`from_reader`].
     pub fn path(&self) -> &Path {
         &self.path
     }
+    /// Its container format.
     pub fn format(&self) -> CaptureFormat {
         self.format
     }
+    /// Whether it was gzip-compressed.
     pub fn is_compressed(&self) -> bool {
         self.compressed
     }

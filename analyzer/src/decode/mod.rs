@@ -3,6 +3,8 @@
 //! (RFC 6951) and ICMP errors that quote SCTP. Every frame ends in exactly
 //! one [`Decoded`] outcome, which is what the accounting counts.
 
+#![warn(missing_docs)]
+
 mod reassembly;
 
 use crate::capture::{link_type, Frame};
@@ -16,7 +18,9 @@ use std::net::IpAddr;
 /// An SCTP packet found inside a frame.
 #[derive(Debug, Clone, Copy)]
 pub struct SctpDatagram<'a> {
+    /// The IP source address of the datagram.
     pub src: IpAddr,
+    /// The IP destination address of the datagram.
     pub dst: IpAddr,
     /// The SCTP packet: common header and chunks, as captured.
     pub bytes: &'a [u8],
@@ -38,28 +42,39 @@ pub struct SctpDatagram<'a> {
 pub struct IcmpQuote {
     /// The host or router that reported the error.
     pub reporter: IpAddr,
+    /// The ICMP (or ICMPv6) type of the error.
     pub icmp_type: u8,
+    /// The ICMP (or ICMPv6) code of the error.
     pub icmp_code: u8,
     /// The quoted packet's addresses and SCTP header fields.
     pub src: IpAddr,
+    /// The quoted packet's IP destination address.
     pub dst: IpAddr,
+    /// The quoted packet's SCTP source port.
     pub src_port: u16,
+    /// The quoted packet's SCTP destination port.
     pub dst_port: u16,
+    /// The quoted packet's verification tag.
     pub verification_tag: u32,
 }
 
 /// The outcome for one frame.
 #[derive(Debug, Clone, Copy)]
 pub enum Decoded<'a> {
+    /// An SCTP packet (possibly reassembled, possibly cut by the snaplen).
     Sctp(SctpDatagram<'a>),
+    /// An ICMP error quoting an SCTP packet.
     IcmpAboutSctp(IcmpQuote),
     /// A fragment of an SCTP datagram held for reassembly; the datagram is
     /// counted in the frame that completes it.
     Fragment,
+    /// Anything else that is well formed.
     NotSctp,
     /// The snaplen cut the frame before the SCTP common header.
     Truncated(&'static str),
+    /// The link or IP headers are invalid (the reason).
     Malformed(&'static str),
+    /// The frame's link type is not one the decoder reads.
     UnsupportedLinkType(u32),
     /// A pcapng record numbered as a frame that holds no packet.
     NonPacketRecord,
@@ -116,6 +131,7 @@ fn fail<'a>(e: Error, cut: bool, what: &'static str) -> Decoded<'a> {
 }
 
 impl Decoder {
+    /// A decoder with empty reassembly state.
     pub fn new(options: DecodeOptions) -> Self {
         Decoder {
             reassembler: Reassembler::new(options.max_reassembly),
@@ -128,6 +144,7 @@ impl Decoder {
         self.reassembler.dropped
     }
 
+    /// Decodes one frame; fragments are held until their datagram is whole.
     pub fn decode<'a>(&'a mut self, frame: &Frame<'a>) -> Decoded<'a> {
         if frame.link_type == link_type::NON_PACKET_RECORD {
             return Decoded::NonPacketRecord;

@@ -9,12 +9,15 @@
 //! settled handovers and events come earlier, in parts
 //! ([`crate::analysis::AssociationPart`]), before its `association` line.
 
+#![warn(missing_docs)]
+
 use crate::analysis::{AssociationPart, AssociationReport, FileReport, ReportSink};
 use serde::Serialize;
 use std::fmt::Display;
 use std::io::{self, Write};
 use std::path::Path;
 
+/// The `schema` field of the JSON Lines header record: what the file holds.
 pub const SCHEMA_NAME: &str = "sctp-handover/analysis";
 /// Bumped on any incompatible change to a record's shape. 3: the failover
 /// predictions renamed by what they predict (`predicted_eq3_ms` →

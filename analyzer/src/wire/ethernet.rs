@@ -1,5 +1,7 @@
 //! Ethernet II frames with any number of 802.1Q / 802.1ad VLAN tags.
 
+#![warn(missing_docs)]
+
 use super::{be16, ethertype, Error, Result};
 
 mod field {
@@ -15,12 +17,14 @@ mod field {
 /// Upper bound on stacked VLAN tags; more than this is treated as malformed.
 const MAX_VLAN_TAGS: usize = 4;
 
+/// An Ethernet II frame over a byte buffer, read field by field.
 #[derive(Debug, Clone, Copy)]
 pub struct Frame<T: AsRef<[u8]>> {
     buffer: T,
 }
 
 impl<T: AsRef<[u8]>> Frame<T> {
+    /// Wraps `buffer`, checking it holds the 14-byte header.
     pub fn new_checked(buffer: T) -> Result<Self> {
         if buffer.as_ref().len() < field::PAYLOAD {
             return Err(Error::Truncated);
@@ -28,12 +32,14 @@ impl<T: AsRef<[u8]>> Frame<T> {
         Ok(Frame { buffer })
     }
 
+    /// The destination MAC address.
     pub fn destination(&self) -> [u8; 6] {
         let mut mac = [0; 6];
         mac.copy_from_slice(&self.buffer.as_ref()[field::DESTINATION]);
         mac
     }
 
+    /// The source MAC address.
     pub fn source(&self) -> [u8; 6] {
         let mut mac = [0; 6];
         mac.copy_from_slice(&self.buffer.as_ref()[field::SOURCE]);

@@ -1,5 +1,7 @@
 //! IPv4 header (RFC 791), options skipped via IHL.
 
+#![warn(missing_docs)]
+
 use super::{be16, Error, Result};
 use std::net::Ipv4Addr;
 
@@ -20,6 +22,7 @@ mod field {
 const MORE_FRAGMENTS: u16 = 0x2000;
 const FRAGMENT_OFFSET_MASK: u16 = 0x1fff;
 
+/// An IPv4 packet over a byte buffer, read field by field.
 #[derive(Debug, Clone, Copy)]
 pub struct Packet<T: AsRef<[u8]>> {
     buffer: T,
@@ -50,18 +53,23 @@ impl<T: AsRef<[u8]>> Packet<T> {
         Ok(packet)
     }
 
+    /// The version field (4 for a valid packet).
     pub fn version(&self) -> u8 {
         self.buffer.as_ref()[field::VER_IHL] >> 4
     }
+    /// The header length in bytes (IHL × 4).
     pub fn header_len(&self) -> usize {
         usize::from(self.buffer.as_ref()[field::VER_IHL] & 0x0f) * 4
     }
+    /// The total length in bytes (header and payload) as stated.
     pub fn total_len(&self) -> u16 {
         be16(self.buffer.as_ref(), field::TOTAL_LEN.start)
     }
+    /// The identification field, shared by a datagram's fragments.
     pub fn ident(&self) -> u16 {
         be16(self.buffer.as_ref(), field::IDENT.start)
     }
+    /// The More Fragments flag.
     pub fn more_fragments(&self) -> bool {
         be16(self.buffer.as_ref(), field::FLAGS_FRAG.start) & MORE_FRAGMENTS != 0
     }
@@ -69,19 +77,24 @@ impl<T: AsRef<[u8]>> Packet<T> {
     pub fn fragment_offset(&self) -> usize {
         usize::from(be16(self.buffer.as_ref(), field::FLAGS_FRAG.start) & FRAGMENT_OFFSET_MASK) * 8
     }
+    /// Whether this is a fragment (More Fragments set or a non-zero offset).
     pub fn is_fragment(&self) -> bool {
         self.more_fragments() || self.fragment_offset() != 0
     }
+    /// The time to live.
     pub fn ttl(&self) -> u8 {
         self.buffer.as_ref()[field::TTL]
     }
+    /// The protocol number of the payload ([`crate::wire::ip_protocol`]).
     pub fn protocol(&self) -> u8 {
         self.buffer.as_ref()[field::PROTOCOL]
     }
+    /// The source address.
     pub fn src_addr(&self) -> Ipv4Addr {
         let d = &self.buffer.as_ref()[field::SRC_ADDR];
         Ipv4Addr::new(d[0], d[1], d[2], d[3])
     }
+    /// The destination address.
     pub fn dst_addr(&self) -> Ipv4Addr {
         let d = &self.buffer.as_ref()[field::DST_ADDR];
         Ipv4Addr::new(d[0], d[1], d[2], d[3])

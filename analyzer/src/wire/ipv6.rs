@@ -1,5 +1,7 @@
 //! IPv6 header (RFC 8200) and its extension-header chain.
 
+#![warn(missing_docs)]
+
 use super::{be16, be32, Error, Result};
 use std::net::Ipv6Addr;
 
@@ -16,19 +18,28 @@ mod field {
 
 /// Extension header numbers (RFC 8200 §4, RFC 4302 for AH).
 pub mod next_header {
+    /// Hop-by-Hop Options.
     pub const HOP_BY_HOP: u8 = 0;
+    /// Routing.
     pub const ROUTING: u8 = 43;
+    /// Fragment.
     pub const FRAGMENT: u8 = 44;
+    /// Encapsulating Security Payload (RFC 4303): opaque, the walk stops.
     pub const ESP: u8 = 50;
+    /// Authentication Header (RFC 4302).
     pub const AUTH: u8 = 51;
+    /// No Next Header.
     pub const NO_NEXT: u8 = 59;
+    /// Destination Options.
     pub const DEST_OPTS: u8 = 60;
+    /// Mobility (RFC 6275).
     pub const MOBILITY: u8 = 135;
 }
 
 /// More extension headers than this is treated as malformed.
 const MAX_EXTENSION_HEADERS: usize = 16;
 
+/// An IPv6 packet over a byte buffer, read field by field.
 #[derive(Debug, Clone, Copy)]
 pub struct Packet<T: AsRef<[u8]>> {
     buffer: T,
@@ -37,20 +48,27 @@ pub struct Packet<T: AsRef<[u8]>> {
 /// The fragment header's fields (RFC 8200 §4.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FragmentInfo {
+    /// The identification, shared by a datagram's fragments.
     pub ident: u32,
+    /// The fragment's offset in bytes within the original datagram.
     pub offset: usize,
+    /// The M flag: more fragments follow.
     pub more: bool,
 }
 
 /// Where the upper-layer header starts after walking the extension chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UpperLayer {
+    /// The upper-layer protocol number ([`crate::wire::ip_protocol`]).
     pub protocol: u8,
+    /// Byte offset of the upper-layer header from the start of the packet.
     pub offset: usize,
+    /// The fragment header's fields; None when the packet is not a fragment.
     pub fragment: Option<FragmentInfo>,
 }
 
 impl<T: AsRef<[u8]>> Packet<T> {
+    /// Wraps `buffer`, checking it holds the fixed header.
     pub fn new_checked(buffer: T) -> Result<Self> {
         if buffer.as_ref().len() < field::HEADER_LEN {
             return Err(Error::Truncated);
@@ -62,21 +80,27 @@ impl<T: AsRef<[u8]>> Packet<T> {
         Ok(packet)
     }
 
+    /// The version field (6 for a valid packet).
     pub fn version(&self) -> u8 {
         self.buffer.as_ref()[field::VERSION] >> 4
     }
+    /// The payload length in bytes (extension headers included) as stated.
     pub fn payload_len(&self) -> u16 {
         be16(self.buffer.as_ref(), field::PAYLOAD_LEN.start)
     }
+    /// The first extension header or upper-layer protocol number.
     pub fn next_header(&self) -> u8 {
         self.buffer.as_ref()[field::NEXT_HEADER]
     }
+    /// The hop limit.
     pub fn hop_limit(&self) -> u8 {
         self.buffer.as_ref()[field::HOP_LIMIT]
     }
+    /// The source address.
     pub fn src_addr(&self) -> Ipv6Addr {
         addr(&self.buffer.as_ref()[field::SRC_ADDR])
     }
+    /// The destination address.
     pub fn dst_addr(&self) -> Ipv6Addr {
         addr(&self.buffer.as_ref()[field::DST_ADDR])
     }

@@ -1,6 +1,8 @@
 //! Linux "cooked" capture headers: SLL (DLT_LINUX_SLL, 113) and SLL2
 //! (DLT_LINUX_SLL2, 276), written by `tcpdump -i any`.
 
+#![warn(missing_docs)]
+
 use super::{be16, be32, Error, Result};
 
 /// SLL v1 header (16 bytes): packet type, ARPHRD type, address length,
@@ -27,62 +29,76 @@ pub mod field_v2 {
 /// `sll_pkttype` value for a packet this host sent (linux/if_packet.h).
 pub const PACKET_OUTGOING: u16 = 4;
 
+/// A Linux cooked capture v1 header over a byte buffer.
 #[derive(Debug, Clone, Copy)]
 pub struct SllPacket<T: AsRef<[u8]>> {
     buffer: T,
 }
 
 impl<T: AsRef<[u8]>> SllPacket<T> {
+    /// Wraps `buffer`, checking it holds the 16-byte header.
     pub fn new_checked(buffer: T) -> Result<Self> {
         if buffer.as_ref().len() < field_v1::PAYLOAD {
             return Err(Error::Truncated);
         }
         Ok(SllPacket { buffer })
     }
+    /// `sll_pkttype`: to us, broadcast, multicast, to another host, or sent
+    /// by us ([`PACKET_OUTGOING`]).
     pub fn packet_type(&self) -> u16 {
         be16(self.buffer.as_ref(), field_v1::PACKET_TYPE.start)
     }
+    /// The ARPHRD_* type of the interface.
     pub fn hatype(&self) -> u16 {
         be16(self.buffer.as_ref(), field_v1::HATYPE.start)
     }
+    /// The EtherType of the payload.
     pub fn protocol(&self) -> u16 {
         be16(self.buffer.as_ref(), field_v1::PROTOCOL.start)
     }
 }
 
 impl<'a> SllPacket<&'a [u8]> {
+    /// The bytes after the header.
     pub fn payload(&self) -> &'a [u8] {
         &self.buffer[field_v1::PAYLOAD..]
     }
 }
 
+/// A Linux cooked capture v2 header over a byte buffer.
 #[derive(Debug, Clone, Copy)]
 pub struct Sll2Packet<T: AsRef<[u8]>> {
     buffer: T,
 }
 
 impl<T: AsRef<[u8]>> Sll2Packet<T> {
+    /// Wraps `buffer`, checking it holds the 20-byte header.
     pub fn new_checked(buffer: T) -> Result<Self> {
         if buffer.as_ref().len() < field_v2::PAYLOAD {
             return Err(Error::Truncated);
         }
         Ok(Sll2Packet { buffer })
     }
+    /// The EtherType of the payload.
     pub fn protocol(&self) -> u16 {
         be16(self.buffer.as_ref(), field_v2::PROTOCOL.start)
     }
+    /// The index of the interface the packet was captured on.
     pub fn interface_index(&self) -> u32 {
         be32(self.buffer.as_ref(), field_v2::INTERFACE_INDEX.start)
     }
+    /// The ARPHRD_* type of the interface.
     pub fn hatype(&self) -> u16 {
         be16(self.buffer.as_ref(), field_v2::HATYPE.start)
     }
+    /// `sll_pkttype`, as in [`SllPacket::packet_type`].
     pub fn packet_type(&self) -> u8 {
         self.buffer.as_ref()[field_v2::PACKET_TYPE]
     }
 }
 
 impl<'a> Sll2Packet<&'a [u8]> {
+    /// The bytes after the header.
     pub fn payload(&self) -> &'a [u8] {
         &self.buffer[field_v2::PAYLOAD..]
     }

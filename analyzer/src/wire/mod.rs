@@ -5,6 +5,8 @@
 //! truncated input, a `field` module of byte ranges, one accessor per field,
 //! and, where a decoded meaning is useful, a plain `Repr`.
 
+#![warn(missing_docs)]
+
 pub mod ethernet;
 pub mod icmp;
 pub mod ipv4;
@@ -39,6 +41,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The result of reading a header from bytes.
 pub type Result<T> = core::result::Result<T, Error>;
 
 /// A byte range inside a header, as used by every `field` module.
@@ -67,8 +70,11 @@ pub(crate) fn pad4(len: usize) -> usize {
 
 /// IANA protocol numbers the decoder cares about.
 pub mod ip_protocol {
+    /// Internet Control Message Protocol (RFC 792).
     pub const ICMP: u8 = 1;
+    /// User Datagram Protocol (RFC 768).
     pub const UDP: u8 = 17;
+    /// ICMP for IPv6 (RFC 4443).
     pub const ICMPV6: u8 = 58;
     /// RFC 9260 §1: SCTP runs directly over IP with protocol number 132.
     pub const SCTP: u8 = 132;
@@ -76,7 +82,9 @@ pub mod ip_protocol {
 
 /// EtherType values (IEEE 802.3 / IANA).
 pub mod ethertype {
+    /// IPv4.
     pub const IPV4: u16 = 0x0800;
+    /// IPv6.
     pub const IPV6: u16 = 0x86dd;
     /// IEEE 802.1Q customer VLAN tag.
     pub const VLAN: u16 = 0x8100;

@@ -1,6 +1,8 @@
 //! BSD loopback encapsulation (DLT_NULL 0 in host byte order, DLT_LOOP 108
 //! in network byte order): a 4-byte address family before the IP packet.
 
+#![warn(missing_docs)]
+
 use super::{be32, le32, Error, Result};
 
 mod field {
@@ -11,14 +13,18 @@ mod field {
 
 /// Address family values that mean IPv4 / IPv6 on the BSDs, macOS and Linux.
 pub const AF_INET: u32 = 2;
+/// The address family values that mean IPv6: Linux, the BSDs (24), FreeBSD
+/// (28) and macOS (30) number AF_INET6 differently.
 pub const AF_INET6_VALUES: [u32; 4] = [10, 24, 28, 30];
 
+/// A BSD loopback (DLT_NULL / LOOP) header over a byte buffer.
 #[derive(Debug, Clone, Copy)]
 pub struct Packet<T: AsRef<[u8]>> {
     buffer: T,
 }
 
 impl<T: AsRef<[u8]>> Packet<T> {
+    /// Wraps `buffer`, checking it holds the 4-byte address family.
     pub fn new_checked(buffer: T) -> Result<Self> {
         if buffer.as_ref().len() < field::PAYLOAD {
             return Err(Error::Truncated);
@@ -41,6 +47,7 @@ impl<T: AsRef<[u8]>> Packet<T> {
 }
 
 impl<'a> Packet<&'a [u8]> {
+    /// The bytes after the header.
     pub fn payload(&self) -> &'a [u8] {
         &self.buffer[field::PAYLOAD..]
     }

@@ -1,6 +1,8 @@
 //! SCTP common header (RFC 9260 §3.1), the chunk list, and the CRC32c
 //! checksum (RFC 9260 Appendix A).
 
+#![warn(missing_docs)]
+
 use super::sctp_chunk::Chunk;
 use super::{be16, be32, Error, Result};
 
@@ -16,24 +18,29 @@ mod field {
 /// Length of the SCTP common header.
 pub const HEADER_LEN: usize = field::CHUNKS;
 
+/// An SCTP packet (RFC 9260 §3.1) over a byte buffer, read field by field.
 #[derive(Debug, Clone, Copy)]
 pub struct Packet<T: AsRef<[u8]>> {
     buffer: T,
 }
 
 impl<T: AsRef<[u8]>> Packet<T> {
+    /// Wraps `buffer`, checking it holds the 12-byte common header.
     pub fn new_checked(buffer: T) -> Result<Self> {
         if buffer.as_ref().len() < HEADER_LEN {
             return Err(Error::Truncated);
         }
         Ok(Packet { buffer })
     }
+    /// The source port.
     pub fn src_port(&self) -> u16 {
         be16(self.buffer.as_ref(), field::SRC_PORT.start)
     }
+    /// The destination port.
     pub fn dst_port(&self) -> u16 {
         be16(self.buffer.as_ref(), field::DST_PORT.start)
     }
+    /// The verification tag.
     pub fn verification_tag(&self) -> u32 {
         be32(self.buffer.as_ref(), field::VERIFICATION_TAG.start)
     }
@@ -50,12 +57,14 @@ impl<T: AsRef<[u8]>> Packet<T> {
         let crc = crc32c::crc32c_append(crc, &[0; 4]);
         crc32c::crc32c_append(crc, &data[field::CHUNKS..])
     }
+    /// Whether the stored CRC32c matches the packet's bytes.
     pub fn verify_checksum(&self) -> bool {
         self.checksum() == self.compute_checksum()
     }
 }
 
 impl<'a> Packet<&'a [u8]> {
+    /// The bytes after the common header: the chunks.
     pub fn chunk_bytes(&self) -> &'a [u8] {
         &self.buffer[field::CHUNKS..]
     }

@@ -1,6 +1,8 @@
 //! SCTP chunks: the generic chunk header (RFC 9260 §3.2) and typed views
 //! for the chunks whose contents the tracker reads.
 
+#![warn(missing_docs)]
+
 use super::sctp_param::{param_type, Param, Params};
 use super::{be16, be32, pad4, Error, Result};
 
@@ -19,19 +21,33 @@ pub const HEADER_LEN: usize = field::VALUE;
 pub mod chunk_type {
     /// RFC 9260 §3.3.
     pub const DATA: u8 = 0;
+    /// Initiation (RFC 9260 §3.3.2).
     pub const INIT: u8 = 1;
+    /// Initiation Acknowledgement (RFC 9260 §3.3.3).
     pub const INIT_ACK: u8 = 2;
+    /// Selective Acknowledgement (RFC 9260 §3.3.4).
     pub const SACK: u8 = 3;
+    /// Heartbeat Request (RFC 9260 §3.3.5).
     pub const HEARTBEAT: u8 = 4;
+    /// Heartbeat Acknowledgement (RFC 9260 §3.3.6).
     pub const HEARTBEAT_ACK: u8 = 5;
+    /// Abort (RFC 9260 §3.3.7).
     pub const ABORT: u8 = 6;
+    /// Shutdown (RFC 9260 §3.3.8).
     pub const SHUTDOWN: u8 = 7;
+    /// Shutdown Acknowledgement (RFC 9260 §3.3.9).
     pub const SHUTDOWN_ACK: u8 = 8;
+    /// Operation Error (RFC 9260 §3.3.10).
     pub const ERROR: u8 = 9;
+    /// State Cookie (RFC 9260 §3.3.11).
     pub const COOKIE_ECHO: u8 = 10;
+    /// Cookie Acknowledgement (RFC 9260 §3.3.12).
     pub const COOKIE_ACK: u8 = 11;
+    /// Explicit Congestion Notification Echo (RFC 9260 appendix A).
     pub const ECNE: u8 = 12;
+    /// Congestion Window Reduced (RFC 9260 appendix A).
     pub const CWR: u8 = 13;
+    /// Shutdown Complete (RFC 9260 §3.3.13).
     pub const SHUTDOWN_COMPLETE: u8 = 14;
     /// RFC 4895 §4.1.
     pub const AUTH: u8 = 15;
@@ -116,6 +132,8 @@ pub mod chunk_type {
 /// the verification tag is the sender's own ("reflected").
 pub const FLAG_T: u8 = 0x01;
 
+/// One chunk (RFC 9260 §3.2) over a byte buffer: type, flags, length,
+/// value.
 #[derive(Debug, Clone, Copy)]
 pub struct Chunk<T: AsRef<[u8]>> {
     buffer: T,
@@ -137,9 +155,11 @@ impl<T: AsRef<[u8]>> Chunk<T> {
         }
         Ok(Chunk { buffer })
     }
+    /// The chunk type ([`chunk_type`]).
     pub fn chunk_type(&self) -> u8 {
         self.buffer.as_ref()[field::TYPE]
     }
+    /// The chunk flags (their meaning depends on the type).
     pub fn flags(&self) -> u8 {
         self.buffer.as_ref()[field::FLAGS]
     }
@@ -147,12 +167,16 @@ impl<T: AsRef<[u8]>> Chunk<T> {
     pub fn length(&self) -> usize {
         usize::from(be16(self.buffer.as_ref(), field::LENGTH.start))
     }
+    /// The length rounded up to the 4-byte boundary: where the next chunk
+    /// starts.
     pub fn padded_len(&self) -> usize {
         pad4(self.length())
     }
 }
 
 impl<'a> Chunk<&'a [u8]> {
+    /// The value: the bytes after the 4-byte header, up to the declared
+    /// length.
     pub fn value(&self) -> &'a [u8] {
         &self.buffer[field::VALUE..self.length()]
     }
@@ -187,6 +211,7 @@ macro_rules! fixed_view {
                 }
                 Ok($name { value, flags: chunk.flags() })
             }
+            /// The chunk flags of the viewed chunk.
             pub fn flags(&self) -> u8 {
                 self.flags
             }
@@ -201,18 +226,23 @@ fixed_view!(
 );
 
 impl<'a> DataChunk<'a> {
+    /// The Transmission Sequence Number.
     pub fn tsn(&self) -> u32 {
         be32(self.value, 0)
     }
+    /// The stream identifier.
     pub fn stream_id(&self) -> u16 {
         be16(self.value, 4)
     }
+    /// The stream sequence number.
     pub fn stream_seq(&self) -> u16 {
         be16(self.value, 6)
     }
+    /// The payload protocol identifier.
     pub fn ppid(&self) -> u32 {
         be32(self.value, 8)
     }
+    /// The user data after the fixed fields.
     pub fn user_data(&self) -> &'a [u8] {
         &self.value[12..]
     }
@@ -225,15 +255,19 @@ fixed_view!(
 );
 
 impl<'a> IDataChunk<'a> {
+    /// The Transmission Sequence Number.
     pub fn tsn(&self) -> u32 {
         be32(self.value, 0)
     }
+    /// The stream identifier.
     pub fn stream_id(&self) -> u16 {
         be16(self.value, 4)
     }
+    /// The message identifier.
     pub fn message_id(&self) -> u32 {
         be32(self.value, 8)
     }
+    /// The user data after the fixed fields.
     pub fn user_data(&self) -> &'a [u8] {
         &self.value[16..]
     }
@@ -247,6 +281,8 @@ pub struct SackChunk<'a> {
 }
 
 impl<'a> SackChunk<'a> {
+    /// Builds the view over a chunk, rejecting one whose declared gap and
+    /// duplicate lists do not fit.
     pub fn new_checked(chunk: &Chunk<&'a [u8]>) -> Result<Self> {
         let value = chunk.value();
         let nr = chunk.chunk_type() == chunk_type::NR_SACK;
@@ -265,15 +301,19 @@ impl<'a> SackChunk<'a> {
         }
         Ok(sack)
     }
+    /// The cumulative TSN ack: every TSN up to it was received.
     pub fn cumulative_tsn_ack(&self) -> u32 {
         be32(self.value, 0)
     }
+    /// The advertised receiver window credit, in bytes.
     pub fn a_rwnd(&self) -> u32 {
         be32(self.value, 4)
     }
+    /// The number of (renegable) gap ack blocks.
     pub fn gap_block_count(&self) -> u16 {
         be16(self.value, 8)
     }
+    /// The number of non-renegable gap ack blocks (0 for a SACK).
     pub fn nr_gap_block_count(&self) -> u16 {
         if self.nr {
             be16(self.value, 10)
@@ -281,6 +321,7 @@ impl<'a> SackChunk<'a> {
             0
         }
     }
+    /// The number of duplicate TSNs reported.
     pub fn dup_tsn_count(&self) -> u16 {
         if self.nr {
             be16(self.value, 12)
@@ -303,6 +344,7 @@ impl<'a> SackChunk<'a> {
         let value = self.value;
         (0..count).map(move |i| (be16(value, start + 4 * i), be16(value, start + 4 * i + 2)))
     }
+    /// The duplicate TSNs reported (TSNs received more than once).
     pub fn dup_tsns(&self) -> impl Iterator<Item = u32> + 'a {
         let start = self.lists_start()
             + 4 * (usize::from(self.gap_block_count()) + usize::from(self.nr_gap_block_count()));
@@ -318,21 +360,27 @@ fixed_view!(
 );
 
 impl<'a> InitChunk<'a> {
+    /// The initiate tag: the verification tag the sender expects.
     pub fn initiate_tag(&self) -> u32 {
         be32(self.value, 0)
     }
+    /// The advertised receiver window credit, in bytes.
     pub fn a_rwnd(&self) -> u32 {
         be32(self.value, 4)
     }
+    /// The number of outbound streams the sender wants.
     pub fn outbound_streams(&self) -> u16 {
         be16(self.value, 8)
     }
+    /// The largest number of inbound streams the sender allows.
     pub fn inbound_streams(&self) -> u16 {
         be16(self.value, 10)
     }
+    /// The TSN of the sender's first DATA.
     pub fn initial_tsn(&self) -> u32 {
         be32(self.value, 12)
     }
+    /// The optional and variable-length parameters.
     pub fn params(&self) -> Params<'a> {
         Params::new(&self.value[16..])
     }
@@ -364,6 +412,7 @@ fixed_view!(
 );
 
 impl<'a> AsconfChunk<'a> {
+    /// The serial number, which the ASCONF-ACK quotes.
     pub fn serial(&self) -> u32 {
         be32(self.value, 0)
     }
@@ -396,9 +445,12 @@ fixed_view!(
 );
 
 impl<'a> AsconfAckChunk<'a> {
+    /// The serial number of the ASCONF answered.
     pub fn serial(&self) -> u32 {
         be32(self.value, 0)
     }
+    /// The response parameters (Success Indication, Error Cause Indication),
+    /// one per request that gets an explicit answer.
     pub fn responses(&self) -> Params<'a> {
         Params::new(&self.value[4..])
     }
@@ -411,6 +463,8 @@ fixed_view!(
 );
 
 impl ForwardTsnChunk<'_> {
+    /// The new cumulative TSN: the receiver is to treat every TSN up to it as
+    /// received.
     pub fn new_cumulative_tsn(&self) -> u32 {
         be32(self.value, 0)
     }
@@ -423,6 +477,7 @@ fixed_view!(
 );
 
 impl ShutdownChunk<'_> {
+    /// The cumulative TSN ack: every TSN up to it was received.
     pub fn cumulative_tsn_ack(&self) -> u32 {
         be32(self.value, 0)
     }

@@ -2,6 +2,8 @@
 //! address parameters, heartbeat info, and the ASCONF request/response
 //! parameters of RFC 5061 §4.2.
 
+#![warn(missing_docs)]
+
 use super::{be16, be32, pad4, Error, Result};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -21,20 +23,31 @@ pub mod param_type {
     pub const HEARTBEAT_INFO: u16 = 1;
     /// RFC 9260 §3.3.2.1: IPv4 / IPv6 address.
     pub const IPV4_ADDRESS: u16 = 5;
+    /// RFC 9260 §3.3.2.1: IPv6 address.
     pub const IPV6_ADDRESS: u16 = 6;
+    /// RFC 9260 §3.3.3.1: State Cookie.
     pub const STATE_COOKIE: u16 = 7;
+    /// RFC 9260 §3.3.3.1: Unrecognized Parameter.
     pub const UNRECOGNIZED: u16 = 8;
+    /// RFC 9260 §3.3.2.1: Cookie Preservative.
     pub const COOKIE_PRESERVATIVE: u16 = 9;
+    /// RFC 9260 §3.3.2.1: Host Name Address (deprecated).
     pub const HOST_NAME: u16 = 11;
+    /// RFC 9260 §3.3.2.1: Supported Address Types.
     pub const SUPPORTED_ADDRESS_TYPES: u16 = 12;
     /// RFC 6525 §4: stream reset parameters.
     pub const OUTGOING_SSN_RESET: u16 = 13;
+    /// RFC 6525 §4.2: Incoming SSN Reset Request.
     pub const INCOMING_SSN_RESET: u16 = 14;
+    /// RFC 6525 §4.4: Re-configuration Response.
     pub const RECONFIG_RESPONSE: u16 = 16;
+    /// RFC 9260 appendix A: ECN Capable.
     pub const ECN_CAPABLE: u16 = 0x8000;
     /// RFC 4895 §3: AUTH parameters.
     pub const RANDOM: u16 = 0x8002;
+    /// RFC 4895 §3.2: Chunk List.
     pub const CHUNK_LIST: u16 = 0x8003;
+    /// RFC 4895 §3.3: Requested HMAC Algorithm.
     pub const HMAC_ALGO: u16 = 0x8004;
     /// RFC 4820 §3: Padding parameter.
     pub const PADDING: u16 = 0x8005;
@@ -44,13 +57,20 @@ pub mod param_type {
     pub const FORWARD_TSN_SUPPORTED: u16 = 0xc000;
     /// RFC 5061 §4.2.1–4.2.6.
     pub const ADD_IP: u16 = 0xc001;
+    /// RFC 5061 §4.2.2: Delete IP Address.
     pub const DELETE_IP: u16 = 0xc002;
+    /// RFC 5061 §4.2.3: Error Cause Indication.
     pub const ERROR_CAUSE_INDICATION: u16 = 0xc003;
+    /// RFC 5061 §4.2.4: Set Primary Address.
     pub const SET_PRIMARY: u16 = 0xc004;
+    /// RFC 5061 §4.2.5: Success Indication.
     pub const SUCCESS_INDICATION: u16 = 0xc005;
+    /// RFC 5061 §4.2.6: Adaptation Layer Indication.
     pub const ADAPTATION_LAYER: u16 = 0xc006;
 }
 
+/// One TLV parameter (RFC 9260 §3.2.1) over a byte buffer: type, length,
+/// value.
 #[derive(Debug, Clone, Copy)]
 pub struct Param<T: AsRef<[u8]>> {
     buffer: T,
@@ -72,15 +92,19 @@ impl<T: AsRef<[u8]>> Param<T> {
         }
         Ok(Param { buffer })
     }
+    /// The parameter type ([`param_type`]).
     pub fn param_type(&self) -> u16 {
         be16(self.buffer.as_ref(), field::TYPE.start)
     }
+    /// Length as declared (header + value, without padding).
     pub fn length(&self) -> usize {
         usize::from(be16(self.buffer.as_ref(), field::LENGTH.start))
     }
 }
 
 impl<'a> Param<&'a [u8]> {
+    /// The value: the bytes after the 4-byte header, up to the declared
+    /// length.
     pub fn value(&self) -> &'a [u8] {
         &self.buffer[field::VALUE..self.length()]
     }
@@ -127,6 +151,7 @@ pub struct Params<'a> {
 }
 
 impl<'a> Params<'a> {
+    /// Iterates over the parameters packed in `bytes`.
     pub fn new(bytes: &'a [u8]) -> Self {
         Params { rest: bytes }
     }
@@ -158,12 +183,16 @@ impl<'a> Iterator for Params<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AsconfOp {
+    /// Add IP Address (RFC 5061 §4.2.1).
     AddIp,
+    /// Delete IP Address (RFC 5061 §4.2.2).
     DeleteIp,
+    /// Set Primary Address (RFC 5061 §4.2.4).
     SetPrimary,
 }
 
 impl AsconfOp {
+    /// The request a parameter type asks for; None for any other type.
     pub fn from_param_type(t: u16) -> Option<Self> {
         match t {
             param_type::ADD_IP => Some(AsconfOp::AddIp),
@@ -172,6 +201,7 @@ impl AsconfOp {
             _ => None,
         }
     }
+    /// The snake_case name used in the outputs.
     pub fn name(self) -> &'static str {
         match self {
             AsconfOp::AddIp => "add_ip",
@@ -184,7 +214,9 @@ impl AsconfOp {
 /// One decoded ASCONF request parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AsconfRequestRepr {
+    /// What is asked.
     pub op: AsconfOp,
+    /// The ASCONF-Request Correlation ID, which the answer quotes.
     pub correlation_id: u32,
     /// The address as written; `0.0.0.0` / `::` is the wildcard, which
     /// RFC 5061 §4.2.1 says means the packet's source address.
@@ -192,6 +224,7 @@ pub struct AsconfRequestRepr {
 }
 
 impl AsconfRequestRepr {
+    /// Decodes a request parameter; None for a parameter that is not one.
     pub fn parse(param: &Param<&[u8]>) -> Result<Option<Self>> {
         let Some(op) = AsconfOp::from_param_type(param.param_type()) else {
             return Ok(None);
@@ -209,6 +242,7 @@ impl AsconfRequestRepr {
         }))
     }
 
+    /// Whether the address is the wildcard (0.0.0.0 or ::).
     pub fn is_wildcard(&self) -> bool {
         self.address.is_unspecified()
     }
@@ -217,12 +251,14 @@ impl AsconfRequestRepr {
 /// One decoded ASCONF-ACK response parameter (RFC 5061 §4.2.5, §4.2.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AsconfResponseRepr {
+    /// The correlation ID of the request answered.
     pub correlation_id: u32,
     /// `None` for a Success Indication, else the first error cause code.
     pub error_cause: Option<u16>,
 }
 
 impl AsconfResponseRepr {
+    /// Decodes a response parameter; None for a parameter that is not one.
     pub fn parse(param: &Param<&[u8]>) -> Result<Option<Self>> {
         match param.param_type() {
             param_type::SUCCESS_INDICATION => Ok(Some(AsconfResponseRepr {
@@ -249,13 +285,20 @@ impl AsconfResponseRepr {
 
 /// Error cause codes (RFC 9260 §3.3.10, RFC 5061 §5.1).
 pub mod cause_code {
+    /// RFC 9260 §3.3.10.8: Unrecognized Parameters.
     pub const UNRECOGNIZED_PARAMETERS: u16 = 8;
+    /// RFC 5061 §5.1: Request to Delete Last Remaining IP Address.
     pub const DELETE_LAST_ADDRESS: u16 = 0x00a0;
+    /// RFC 5061 §5.1: Operation Refused Due to Resource Shortage.
     pub const RESOURCE_SHORTAGE: u16 = 0x00a1;
+    /// RFC 5061 §5.1: Request to Delete Source IP Address.
     pub const DELETE_SOURCE_ADDRESS: u16 = 0x00a2;
+    /// RFC 5061 §5.1: Association Aborted Due to Illegal ASCONF-ACK.
     pub const ILLEGAL_ASCONF_ACK: u16 = 0x00a3;
+    /// RFC 5061 §5.1: Request Refused - No Authorization.
     pub const NO_AUTHORIZATION: u16 = 0x00a4;
 
+    /// The snake_case name of an error cause code, as the outputs show it.
     pub fn name(code: u16) -> &'static str {
         match code {
             1 => "invalid_stream_identifier",

@@ -1,5 +1,7 @@
 //! UDP header (RFC 768), used for SCTP-over-UDP encapsulation (RFC 6951).
 
+#![warn(missing_docs)]
+
 use super::{be16, Error, Result};
 
 mod field {
@@ -13,12 +15,14 @@ mod field {
 /// RFC 6951 §5.1: IANA-assigned UDP port for SCTP encapsulation.
 pub const SCTP_TUNNELING_PORT: u16 = 9899;
 
+/// A UDP datagram over a byte buffer, read field by field.
 #[derive(Debug, Clone, Copy)]
 pub struct Packet<T: AsRef<[u8]>> {
     buffer: T,
 }
 
 impl<T: AsRef<[u8]>> Packet<T> {
+    /// Wraps `buffer`, checking it holds the 8-byte header.
     pub fn new_checked(buffer: T) -> Result<Self> {
         let len = buffer.as_ref().len();
         if len < field::PAYLOAD {
@@ -30,18 +34,22 @@ impl<T: AsRef<[u8]>> Packet<T> {
         }
         Ok(packet)
     }
+    /// The source port.
     pub fn src_port(&self) -> u16 {
         be16(self.buffer.as_ref(), field::SRC_PORT.start)
     }
+    /// The destination port.
     pub fn dst_port(&self) -> u16 {
         be16(self.buffer.as_ref(), field::DST_PORT.start)
     }
+    /// The length field in bytes (header and payload) as stated.
     pub fn length(&self) -> u16 {
         be16(self.buffer.as_ref(), field::LENGTH.start)
     }
 }
 
 impl<'a> Packet<&'a [u8]> {
+    /// The payload, bounded by the length field and the buffer.
     pub fn payload(&self) -> &'a [u8] {
         let end = usize::from(self.length()).min(self.buffer.len());
         &self.buffer[field::PAYLOAD..end]

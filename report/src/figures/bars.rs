@@ -10,6 +10,8 @@ use std::fmt::Write;
 
 const HEIGHT: u32 = 340;
 
+/// Draws one bar per group at its mean of `label` (in `unit`), whiskers
+/// from minimum to maximum; None when no group has a value.
 pub fn figure(
     groups: &[(String, Stat)],
     label: &str,

@@ -22,12 +22,15 @@ const LABEL_CHAR_PX: i32 = 6;
 pub struct OwdPath {
     /// e.g. `cn→mn 198.51.100.100 → 198.51.100.101`.
     pub label: String,
+    /// (capture time on the first point's clock in ns since the epoch,
+    /// one-way delay in ms), in time order.
     pub points: Vec<(i64, f64)>,
 }
 
 /// An event at one point (first point's clock).
 #[derive(Debug, Clone)]
 pub struct Mark {
+    /// When it happened, on the first point's clock, in ns since the epoch.
     pub time_ns: i64,
     /// 0 or 1: the point that saw it; it decides the line's look.
     pub point: usize,

@@ -9,6 +9,8 @@ use std::fmt::Write;
 
 const HEIGHT: u32 = 320;
 
+/// Draws HEARTBEAT round-trip times (ms) against capture time, one series
+/// per probed path; None when the association has no RTT sample.
 pub fn figure(
     capture: &CaptureTrace,
     trace: &AssociationTrace,

@@ -15,9 +15,12 @@ pub const PALETTE: [RGBColor; 7] = [
     RGBColor(0x00, 0x00, 0x00), // black
 ];
 
+/// Secondary lines and text (axes' labels, reference marks).
 pub const GREY: RGBColor = RGBColor(0x77, 0x77, 0x77);
+/// Grid lines and backgrounds.
 pub const LIGHT_GREY: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
 
+/// The palette's colour for series `i` (cycled).
 pub fn colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
@@ -26,12 +29,17 @@ pub fn colour(i: usize) -> RGBColor {
 /// do not repeat together).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Marker {
+    /// A circle.
     Circle,
+    /// A triangle pointing up.
     Triangle,
+    /// A square.
     Square,
+    /// A diamond.
     Diamond,
 }
 
+/// The marker shape for series `i` (cycled).
 pub fn marker(i: usize) -> Marker {
     [
         Marker::Circle,
@@ -44,10 +52,14 @@ pub fn marker(i: usize) -> Marker {
 /// Figure width in pixels: readable at laptop width beside the page margin.
 pub const WIDTH: u32 = 960;
 
+/// The font family of every text in the figures.
 pub const FONT: &str = "sans-serif";
+/// Figure titles' font size, in pixels.
 pub const TITLE_SIZE: u32 = 18;
+/// Axis labels' font size, in pixels.
 pub const LABEL_SIZE: u32 = 14;
 
+/// The colour as `#RRGGBB`, for SVG attributes.
 pub fn hex(c: RGBColor) -> String {
     format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
 }

@@ -14,6 +14,7 @@ pub struct Figure {
     pub title: String,
     /// How to read it (below the figure).
     pub caption: String,
+    /// The drawing: an SVG document, tooltips included.
     pub svg: String,
     /// The data drawn, one row per point or bar, with a header.
     pub csv: String,
@@ -23,10 +24,12 @@ pub struct Figure {
 #[derive(Default)]
 pub struct Tips {
     shapes: String,
+    /// Tooltip shapes added so far.
     pub count: usize,
 }
 
 impl Tips {
+    /// Adds a circular tooltip area of `radius` pixels around (x, y).
     pub fn point(&mut self, (x, y): (i32, i32), radius: i32, text: &str) {
         let _ = write!(
             self.shapes,
@@ -36,6 +39,8 @@ impl Tips {
         self.count += 1;
     }
 
+    /// Adds a rectangular tooltip area between two corners (at least 3 px
+    /// wide and high).
     pub fn rect(&mut self, (x0, y0): (i32, i32), (x1, y1): (i32, i32), text: &str) {
         let (x, w) = (x0.min(x1), (x1 - x0).abs().max(3));
         let (y, h) = (y0.min(y1), (y1 - y0).abs().max(3));

@@ -10,25 +10,37 @@ use std::fmt::Write;
 
 const HEIGHT: u32 = 420;
 
+/// One measured line: a series value's statistics at each x.
 pub struct Series {
+    /// The series' value (its legend entry).
     pub name: String,
     /// (x, statistics of the metric at x), in x order.
     pub points: Vec<(f64, Stat)>,
 }
 
+/// An analytical prediction, drawn dashed beside a measured series.
 pub struct Prediction {
+    /// The legend entry (e.g. `backoff`).
     pub name: String,
+    /// The [`Series::name`] it predicts, whose colour it takes.
     pub series: String,
+    /// (x, predicted value), in x order.
     pub points: Vec<(f64, f64)>,
 }
 
+/// What a sweep figure says on its axes and where it is written.
 pub struct SweepSpec<'a> {
+    /// The title above the figure.
     pub title: &'a str,
+    /// The x axis' label.
     pub x_label: &'a str,
+    /// The y axis' label.
     pub y_label: &'a str,
+    /// File stem in the assets folder.
     pub name: String,
 }
 
+/// Draws the series and predictions; None when there is no value to draw.
 pub fn figure(
     spec: SweepSpec<'_>,
     series: &[Series],

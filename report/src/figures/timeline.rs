@@ -18,6 +18,8 @@ fn point_text(p: &Point) -> String {
     }
 }
 
+/// Draws the handover's latency components as bars on one time line, in
+/// ms from the switch; None when no component could be computed.
 pub fn figure(h: &Handover, name: String, title: String) -> anyhow::Result<Option<Figure>> {
     let origin = h.switch_time;
     let ms = |p: &Point| p.time.since(origin).as_millis_f64();

@@ -34,6 +34,7 @@ struct Mark {
     colour: RGBColor,
 }
 
+/// Seconds from `origin` to `t` (negative before it).
 pub fn seconds(t: Timestamp, origin: Timestamp) -> f64 {
     t.since(origin).as_millis_f64() / 1000.0
 }

@@ -13,10 +13,15 @@ use std::ffi::{c_char, CStr};
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldType {
+    /// `FT_UINT16`.
     Uint16 = 0,
+    /// `FT_UINT32`.
     Uint32 = 1,
+    /// `FT_DOUBLE`.
     Double = 2,
+    /// `FT_STRING`.
     String = 3,
+    /// `FT_BOOLEAN`.
     Boolean = 4,
     /// A frame number (`FT_FRAMENUM`): a link in the packet details.
     FrameNum = 5,
@@ -26,7 +31,9 @@ pub enum FieldType {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldDisplay {
+    /// `BASE_NONE`.
     None = 0,
+    /// `BASE_DEC`.
     Dec = 1,
 }
 
@@ -59,8 +66,11 @@ impl FieldType {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameRole {
+    /// `FT_FRAMENUM_NONE`: a plain link.
     None = 0,
+    /// `FT_FRAMENUM_REQUEST`: the frame this one answers.
     Request = 1,
+    /// `FT_FRAMENUM_RESPONSE`: the frame that answers this one.
     Response = 2,
 }
 
@@ -68,32 +78,59 @@ pub enum FrameRole {
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Field {
+    /// `sctpho.assoc`: Association.
     Assoc,
+    /// `sctpho.path`: Path.
     Path,
+    /// `sctpho.path.src`: Path source.
     PathSrc,
+    /// `sctpho.path.dst`: Path destination.
     PathDst,
+    /// `sctpho.direction`: Direction (sending endpoint > receiving).
     Direction,
+    /// `sctpho.event`: Event.
     Event,
+    /// `sctpho.asconf.serial`: ASCONF serial number.
     AsconfSerial,
+    /// `sctpho.asconf.ack_frame`: ASCONF-ACK in frame.
     AsconfAckFrame,
+    /// `sctpho.asconf.request_frame`: ASCONF in frame.
     AsconfRequestFrame,
+    /// `sctpho.asconf.rtt`: ASCONF round trip (ms).
     AsconfRtt,
+    /// `sctpho.asconf.result`: ASCONF result (correlation id, request, outcome).
     AsconfResult,
+    /// `sctpho.asconf.retransmission`: ASCONF retransmission (serial sent before).
     AsconfRetransmission,
+    /// `sctpho.asconf.transmission`: ASCONF transmission of the serial (1: first).
     AsconfTransmission,
+    /// `sctpho.asconf.first_frame`: First transmission of the serial in frame.
     AsconfFirstFrame,
+    /// `sctpho.asconf.repeated`: ASCONF-ACK repeated (serial answered before).
     AsconfRepeated,
+    /// `sctpho.hb.ack_frame`: HEARTBEAT ACK in frame.
     HbAckFrame,
+    /// `sctpho.hb.request_frame`: HEARTBEAT in frame.
     HbRequestFrame,
+    /// `sctpho.hb.rtt`: Heartbeat RTT of the probed path (ms).
     HbRtt,
+    /// `sctpho.hb.path`: Probed path.
     HbPath,
+    /// `sctpho.switch.from_path`: Switched from path.
     SwitchFromPath,
+    /// `sctpho.switch.to_path`: Switched to path.
     SwitchToPath,
+    /// `sctpho.switch.kind`: Switch kind.
     SwitchKind,
+    /// `sctpho.switch.interrupt`: Data interrupt (ms).
     SwitchInterrupt,
+    /// `sctpho.switch.last_old_frame`: Last DATA on the old path.
     SwitchLastOldFrame,
+    /// `sctpho.switch.first_new_frame`: First DATA on the new path.
     SwitchFirstNewFrame,
+    /// `sctpho.path.state`: Inferred path state entered (potentially_failed, inactive, active).
     PathState,
+    /// `sctpho.path.state_path`: Path whose inferred state changed.
     PathStatePath,
 }
 
@@ -102,19 +139,28 @@ pub enum Field {
 /// `tshark -G fields`).
 #[derive(Debug, Clone, Copy)]
 pub struct FieldDescriptor {
+    /// The field it describes (its index in [`FIELDS`]).
     pub field: Field,
+    /// The display-filter name (`sctpho.assoc`).
     pub abbrev: &'static CStr,
+    /// The name in the packet details.
     pub name: &'static CStr,
+    /// The Wireshark type.
     pub kind: FieldType,
+    /// What a frame-number field points at ([`FrameRole::None`] for the
+    /// other types).
     pub role: FrameRole,
+    /// What the value means.
     pub blurb: &'static CStr,
 }
 
 impl Field {
+    /// Its entry in [`FIELDS`].
     pub fn descriptor(self) -> &'static FieldDescriptor {
         &FIELDS[self as usize]
     }
 
+    /// Its display-filter name (`sctpho.assoc`).
     pub fn abbrev(self) -> &'static str {
         text(self.descriptor().abbrev)
     }
@@ -353,8 +399,11 @@ pub const FIELDS: [FieldDescriptor; 27] = [
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExpertGroup {
+    /// `PI_SEQUENCE`: about the order of packets or retransmissions.
     Sequence = 0,
+    /// `PI_RESPONSE_CODE`: about a request's answer.
     ResponseCode = 1,
+    /// `PI_MALFORMED`: input that could not be decoded.
     Malformed = 2,
 }
 
@@ -362,8 +411,11 @@ pub enum ExpertGroup {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExpertSeverity {
+    /// `PI_CHAT`: the usual course of events.
     Chat = 0,
+    /// `PI_NOTE`: worth a look.
     Note = 1,
+    /// `PI_WARN`: something went wrong.
     Warn = 2,
 }
 
@@ -393,17 +445,29 @@ impl ExpertSeverity {
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Expert {
+    /// `sctpho.expert.switch`: Data path switch.
     Switch,
+    /// `sctpho.expert.no_ack`: ASCONF without ASCONF-ACK.
     NoAck,
+    /// `sctpho.expert.ack_error`: ASCONF-ACK error cause.
     AckError,
+    /// `sctpho.expert.unconfirmed`: DATA to an unconfirmed address.
     Unconfirmed,
+    /// `sctpho.expert.duplicate`: Duplicate TSN.
     Duplicate,
+    /// `sctpho.expert.malformed`: Input the plugin could not decode.
     Malformed,
+    /// `sctpho.expert.asconf_retransmission`: ASCONF retransmission.
     AsconfRetransmission,
+    /// `sctpho.expert.potentially_failed`: Path inferred potentially failed.
     PotentiallyFailed,
+    /// `sctpho.expert.inactive`: Path inferred inactive.
     Inactive,
+    /// `sctpho.expert.active`: Path active again.
     Active,
+    /// `sctpho.expert.counter_cleared`: Path error counter cleared.
     CounterCleared,
+    /// `sctpho.expert.spurious_expiry`: Spurious T3 expiry.
     SpuriousExpiry,
 }
 
@@ -411,18 +475,25 @@ pub enum Expert {
 /// info's entry in the Expert Information dialog), group and severity.
 #[derive(Debug, Clone, Copy)]
 pub struct ExpertDescriptor {
+    /// The expert info it describes (its index in [`EXPERTS`]).
     pub expert: Expert,
+    /// The display-filter name (`sctpho.expert.switch`).
     pub abbrev: &'static CStr,
+    /// The text of its entry in the Expert Information dialog.
     pub summary: &'static CStr,
+    /// Its group.
     pub group: ExpertGroup,
+    /// Its severity.
     pub severity: ExpertSeverity,
 }
 
 impl Expert {
+    /// Its entry in [`EXPERTS`].
     pub fn descriptor(self) -> &'static ExpertDescriptor {
         &EXPERTS[self as usize]
     }
 
+    /// Its display-filter name (`sctpho.expert.switch`).
     pub fn abbrev(self) -> &'static str {
         text(self.descriptor().abbrev)
     }
@@ -545,11 +616,17 @@ fn text(s: &'static CStr) -> &'static str {
 #[repr(C)]
 #[derive(Debug)]
 pub struct FieldInfo {
+    /// The display-filter name, NUL-terminated.
     pub abbrev: *const c_char,
+    /// The name in the packet details, NUL-terminated.
     pub name: *const c_char,
+    /// What the value means, NUL-terminated.
     pub blurb: *const c_char,
+    /// The Wireshark type.
     pub kind: FieldType,
+    /// The display base ([`FieldType::display`]).
     pub display: FieldDisplay,
+    /// What a frame-number field points at.
     pub role: FrameRole,
 }
 
@@ -558,9 +635,13 @@ pub struct FieldInfo {
 #[repr(C)]
 #[derive(Debug)]
 pub struct ExpertInfo {
+    /// The display-filter name, NUL-terminated.
     pub abbrev: *const c_char,
+    /// The Expert Information dialog's text, NUL-terminated.
     pub summary: *const c_char,
+    /// Its group.
     pub group: ExpertGroup,
+    /// Its severity.
     pub severity: ExpertSeverity,
 }
 

@@ -15,6 +15,8 @@
 //! look-ahead fields are back-filled when its answer arrives, and show on
 //! re-dissection, e.g. `tshark -2`).
 
+#![warn(missing_docs)]
+
 mod fields;
 mod summary;
 
@@ -41,8 +43,11 @@ use summary::Summary;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ItemKind {
+    /// An unsigned integer field (`uint`).
     Uint = 0,
+    /// A floating-point field (`double`).
     Double = 1,
+    /// A string field (`string`).
     String = 2,
     /// An expert note (`field` names the expert info).
     Expert = 3,
@@ -66,14 +71,22 @@ fn retransmission_note(transmission: u32, serial: u32, first_frame: Option<u64>)
     format!("ASCONF retransmission {transmission} of serial {serial} ({first})")
 }
 
+/// One annotation of a frame, as the C side adds it to the tree (see
+/// `sctpho_item` in sctpho.h): which value is set depends on `kind`.
 #[repr(C)]
 pub struct Item {
     /// A [`Field`] (an [`Expert`] for expert items): its index in
     /// [`FIELDS`] ([`EXPERTS`]), as the C side registered them.
     pub field: u32,
+    /// What the item is, and so which value below it carries.
     pub kind: ItemKind,
+    /// The value of a [`ItemKind::Uint`] or [`ItemKind::Bool`] item.
     pub uint: u64,
+    /// The value of a [`ItemKind::Double`] item.
     pub double: f64,
+    /// The NUL-terminated text of a [`ItemKind::String`], [`ItemKind::Expert`]
+    /// or [`ItemKind::Info`] item (null otherwise), valid until the next call
+    /// for items.
     pub string: *const c_char,
 }
 
@@ -639,15 +652,22 @@ const TIME_SLACK_NS: u64 = 1_000;
 /// A frame as the C side hands it over (see `sctpho_frame` in sctpho.h).
 #[repr(C)]
 pub struct FrameIn {
+    /// Wireshark's frame number (1-based).
     pub number: u64,
+    /// The capture time's whole seconds since the Unix epoch.
     pub sec: i64,
+    /// The capture time's nanoseconds within the second.
     pub nsec: i32,
     /// A pcap LINKTYPE_* value; [`LINK_NON_PACKET`] for a record that holds
     /// no packet, [`LINK_UNKNOWN`] for an encapsulation without one.
     pub link_type: u32,
+    /// The pcapng interface id (0 for pcap).
     pub interface: u32,
+    /// The frame's length on the wire, in bytes.
     pub original_len: u32,
+    /// The captured bytes, from the link-layer header (`len` of them).
     pub data: *const u8,
+    /// How many bytes were captured.
     pub len: usize,
 }
 
@@ -657,9 +677,11 @@ pub struct FrameIn {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ThresholdsIn {
+    /// Path.Max.Retrans: errors past it make a path inactive (`--pmr`).
     pub path_max_retrans: u32,
     /// Negative: the potentially-failed state is not inferred.
     pub pf_retrans: i64,
+    /// RTO.Max in milliseconds (`--rto-max-ms`).
     pub rto_max_ms: u32,
 }
 
@@ -691,7 +713,10 @@ impl ThresholdsIn {
     }
 }
 
+/// The `link_type` of a record that holds no packet (`SCTPHO_LINK_NON_PACKET`).
 pub const LINK_NON_PACKET: u32 = link_type::NON_PACKET_RECORD;
+/// The `link_type` of an encapsulation with no pcap link type the analyzer
+/// decodes (`SCTPHO_LINK_UNKNOWN`).
 pub const LINK_UNKNOWN: u32 = u32::MAX;
 
 /// The link types the analyzer decodes (the C side maps Wireshark's
