@@ -245,9 +245,15 @@ pub enum Retired {
     /// It ended (SHUTDOWN COMPLETE, ABORT, superseded) and no packet of it
     /// came for `end_linger`; noticed at `before_frame`, which was not
     /// analysed yet.
-    Ended { before_frame: u64 },
+    Ended {
+        /// The first frame past the linger (1-based).
+        before_frame: u64,
+    },
     /// No packet of it came for `idle_timeout`; noticed at `before_frame`.
-    Idle { before_frame: u64 },
+    Idle {
+        /// The first frame past the idle timeout (1-based).
+        before_frame: u64,
+    },
     /// The file ended (associations then come in id order).
     EndOfFile,
 }

@@ -42,7 +42,7 @@ impl fmt::Display for Timestamp {
 /// cost more than the rest of the record. The longest, `-9223372036.854775808`,
 /// takes 21 bytes.
 #[derive(Default)]
-pub struct EpochText {
+pub(crate) struct EpochText {
     bytes: [u8; 24],
 }
 

@@ -204,15 +204,6 @@ impl Envelope {
         self.count
     }
 
-    /// Seconds between the first and the last point.
-    pub fn span_s(&self) -> f64 {
-        if self.count == 0 {
-            0.0
-        } else {
-            self.last_x - self.first_x
-        }
-    }
-
     /// For a line of slope `slope_ns_per_s` in δ, the intercept (at x = 0)
     /// of the line touching the envelope: under every A→B point, over
     /// every B→A point.

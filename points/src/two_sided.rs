@@ -26,14 +26,11 @@ use sctp_handover::wire::sctp_param::AsconfOp;
 use serde::Serialize;
 use std::net::IpAddr;
 
-/// One point's handovers, as its own analysis found them.
-pub type PointHandovers = Vec<Handover>;
-
 /// The frames of both points' handover records that the two-sided records
 /// rest on: the data interrupt's ends, the switch, every ASCONF exchange's
 /// first and last transmission and its ASCONF-ACK.
 #[derive(Debug, Default)]
-pub struct FramesOfInterest {
+pub(crate) struct FramesOfInterest {
     frames: [FxHashSet<u64>; 2],
     /// Each handover's last DATA on the old path (its data interrupt's
     /// start): where it was sent, the next DATA sent after it is looked
@@ -75,7 +72,7 @@ impl FramesOfInterest {
 
 /// A packet of interest seen at both points.
 #[derive(Debug, Clone, Copy)]
-pub struct Crossing {
+pub(crate) struct Crossing {
     /// The point that sent it (0 or 1).
     pub sender_point: usize,
     pub sender_frame: u64,
@@ -99,7 +96,7 @@ impl Crossing {
 /// A DATA packet seen at its sender's point, and whether the other point
 /// saw it.
 #[derive(Debug, Clone, Copy)]
-pub struct SentData {
+pub(crate) struct SentData {
     pub frame: u64,
     /// On the sender's point's own clock.
     pub time_ns: i64,
@@ -111,7 +108,7 @@ pub struct SentData {
 
 /// A DATA retransmission among the frames of interest.
 #[derive(Debug, Clone, Copy)]
-pub struct Resent {
+pub(crate) struct Resent {
     /// No earlier transmission of any TSN sent again in it arrived at the
     /// other point: the retransmission was needed.
     pub needed: bool,
@@ -123,7 +120,7 @@ pub struct Resent {
 
 /// What pairing found about the frames of interest.
 #[derive(Debug, Default)]
-pub struct Correspondence {
+pub(crate) struct Correspondence {
     /// By (point, frame), for the frame at either end.
     pairs: FxHashMap<(usize, u64), Crossing>,
     /// Sent at this (point, frame) and never seen at the other point.
@@ -155,7 +152,7 @@ struct Watch {
 /// A [`PointsSink`] that keeps the pairs, losses and retransmissions of the
 /// frames of interest, and the DATA sent next after each receiver's last
 /// old-path DATA, and hands everything on to `inner`.
-pub struct Collect<'a> {
+pub(crate) struct Collect<'a> {
     interest: &'a FramesOfInterest,
     /// The pairing window: a packet is reported (paired or unseen) at most
     /// this long after it was sent.
@@ -846,7 +843,7 @@ pub struct TwoSided {
 /// a failover's two switches lie up to the whole failover time apart.
 /// Every handover of each point is in exactly one two-sided or one-sided
 /// record.
-pub fn two_sided(
+pub(crate) fn two_sided(
     names: &[String; 2],
     report: &PointsReport,
     handovers: [&[Handover]; 2],

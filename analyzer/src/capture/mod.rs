@@ -80,17 +80,37 @@ pub enum CaptureError {
     },
     /// The file holds no bytes.
     #[error("{path}: empty file, not a capture")]
-    Empty { path: PathBuf },
+    Empty {
+        /// The file as given.
+        path: PathBuf,
+    },
+    /// The first bytes are no pcap or pcapng magic number.
     #[error("{path}: not a pcap or pcapng capture (file starts with {magic})")]
-    NotACapture { path: PathBuf, magic: String },
+    NotACapture {
+        /// The file as given.
+        path: PathBuf,
+        /// How its first bytes look (hex, and as text).
+        magic: String,
+    },
+    /// The capture's structure is broken (a bad header or block).
     #[error("{path}: read error: {reason}")]
-    Read { path: PathBuf, reason: String },
+    Read {
+        /// The file as given.
+        path: PathBuf,
+        /// What is broken.
+        reason: String,
+    },
     /// The read of the file, pipe or stream itself failed (EIO, a
     /// connection reset by an object store), unlike a capture cut short
     /// or corrupt: not a fact about the capture, another attempt may read
     /// it whole ([`CaptureError::is_read_failure`]).
     #[error("{path}: read error: {reason}")]
-    ReadFailed { path: PathBuf, reason: String },
+    ReadFailed {
+        /// The input as given.
+        path: PathBuf,
+        /// The operating system's or the stream's error.
+        reason: String,
+    },
 }
 
 impl CaptureError {

@@ -7,7 +7,7 @@ use super::{be16, be32, Error, Result};
 
 /// SLL v1 header (16 bytes): packet type, ARPHRD type, address length,
 /// 8 address bytes, protocol.
-pub mod field_v1 {
+mod field_v1 {
     use crate::wire::Field;
     pub const PACKET_TYPE: Field = 0..2;
     pub const HATYPE: Field = 2..4;
@@ -17,7 +17,7 @@ pub mod field_v1 {
 
 /// SLL v2 header (20 bytes): protocol, reserved, interface index, ARPHRD
 /// type, packet type, address length, 8 address bytes.
-pub mod field_v2 {
+mod field_v2 {
     use crate::wire::Field;
     pub const PROTOCOL: Field = 0..2;
     pub const INTERFACE_INDEX: Field = 4..8;

@@ -53,7 +53,7 @@ pub(crate) fn be16(data: &[u8], at: usize) -> u16 {
 }
 
 #[inline]
-pub fn be32(data: &[u8], at: usize) -> u32 {
+pub(crate) fn be32(data: &[u8], at: usize) -> u32 {
     u32::from_be_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]])
 }
 
