@@ -11,7 +11,7 @@ export SCTPHO_PYTHON ?= $(SCTPHO_VENV)/bin/python
 CARGO ?= cargo
 RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 
-.PHONY: install uninstall setup build demo reports reproduce kernel-check test lint lua-test python python-ray-check python-install-check samples sweep-samples install-plugin install-c-plugin bench bench-batch bench-cluster bench-live hostile-figures fuzz clean
+.PHONY: install uninstall setup build demo reports reproduce kernel-check test lint lua-test python python-ray-check python-install-check samples sweep-samples install-plugin install-c-plugin bench bench-batch bench-points bench-cluster bench-live hostile-figures fuzz clean
 
 setup:
 	@scripts/setup.sh
@@ -125,6 +125,14 @@ bench: setup
 ## Batch figures for docs/performance.md (not part of `make test`).
 bench-batch: setup
 	scripts/bench-batch.sh
+
+## Memory of `analyze --point` against the size of a pair of captures
+## (docs/points.md): one long association, ~1 GB and a tenth of it, built in
+## $$TMPDIR and deleted; packets, seconds, peak RSS (not part of `make test`;
+## a debug build when the release binary is older than the sources;
+## BENCH_POINTS_MB sets the size).
+bench-points:
+	scripts/bench-points.sh
 
 ## The cluster figures of docs/scale-out.md: `analyze --out` against each
 ## engine (Dask, Ray, Spark) on the same cores, over 10 000 small captures and

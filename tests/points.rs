@@ -313,3 +313,74 @@ fn a_handover_one_point_missed_is_counted_and_shown() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `points` says why each retransmission was sent, in its text and JSON
+/// lines, by the analyzer's names: on koh-kim-1-ack-lost the MN's three
+/// copies are its one T3 expiry's and the CN's three fast retransmits,
+/// as the kernels counted them (`kernel_mib` in events.jsonl;
+/// points/tests/harness_runs.rs checks the counters).
+#[test]
+fn points_gives_each_retransmission_its_reason() {
+    let (mn, cn) = points_args("koh-kim-1-ack-lost");
+    let (code, out, err) = analyze(&[
+        "points", "--format", "jsonl", "--point", &mn, "--point", &cn,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let records: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let mut reasons: Vec<(u64, String, String)> = records
+        .iter()
+        .filter(|r| r["record"] == "retransmission")
+        .map(|r| {
+            (
+                r["frame"].as_u64().expect("frame"),
+                r["direction"].as_str().expect("direction").to_owned(),
+                r["reason"].as_str().expect("reason").to_owned(),
+            )
+        })
+        .collect();
+    reasons.sort();
+    let expect = |frame: u64, d: &str, why: &str| (frame, d.to_owned(), why.to_owned());
+    assert_eq!(
+        reasons,
+        vec![
+            expect(75, "a_to_b", "t3_expiry"),
+            expect(77, "a_to_b", "t3_expiry"),
+            expect(78, "a_to_b", "t3_expiry"),
+            expect(82, "b_to_a", "fast_retransmit"),
+            expect(84, "b_to_a", "fast_retransmit"),
+            expect(85, "b_to_a", "fast_retransmit"),
+        ]
+    );
+    let by_reason: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["record"] == "path" && r["retransmissions"] != 0)
+        .map(|r| &r["retransmissions_by_reason"])
+        .collect();
+    assert_eq!(
+        by_reason,
+        [
+            &serde_json::json!({"fast_retransmit": 3}),
+            &serde_json::json!({"t3_expiry": 3})
+        ]
+    );
+
+    let (code, text, err) = analyze(&["points", "--point", &mn, "--point", &cn]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains(
+            "mn frame 75 at 1795686843.645488000 TSN 3818833099 (transmission 2, t3_expiry)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("; 3 retransmissions (3 fast_retransmit), 0 spurious"),
+        "{text}"
+    );
+    assert!(
+        text.contains("; 3 retransmissions (3 t3_expiry), 1 spurious"),
+        "{text}"
+    );
+}

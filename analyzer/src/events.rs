@@ -184,6 +184,49 @@ crate::names::output_names!(AsconfOutcome, "ASCONF outcome" {
     NotProcessed => "not_processed",
 });
 
+/// Why a sender sent a DATA chunk again, as the analysis infers it from the
+/// sender's capture (docs/metrics.md, "DATA: new, retransmitted,
+/// acknowledged" and "Inferred path state").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetransmissionReason {
+    /// A timeout-driven copy: neither fast nor of an acknowledged TSN, and
+    /// its previous transmission was captured (the TSN's T3-rtx timer
+    /// expired, RFC 9260 §6.3.3).
+    T3Expiry,
+    /// Three or more SACKs had reported it missing (RFC 9260 §7.2.4).
+    FastRetransmit,
+    /// Neither can be told: its previous transmission was not captured, or
+    /// it had been acknowledged.
+    Unknown,
+}
+
+crate::names::output_names!(RetransmissionReason, "retransmission reason" {
+    T3Expiry => "t3_expiry",
+    FastRetransmit => "fast_retransmit",
+    Unknown => "unknown",
+});
+
+impl EventKind {
+    /// Why a [`EventKind::Retransmission`] was sent; None for other events.
+    /// The tracker's own rule for a timeout-driven copy (the copies it
+    /// charges to a T3 expiry of `previous_path`).
+    pub fn retransmission_reason(&self) -> Option<RetransmissionReason> {
+        match *self {
+            EventKind::Retransmission { fast: true, .. } => {
+                Some(RetransmissionReason::FastRetransmit)
+            }
+            EventKind::Retransmission {
+                previous_path: Some(_),
+                already_acked: false,
+                ..
+            } => Some(RetransmissionReason::T3Expiry),
+            EventKind::Retransmission { .. } => Some(RetransmissionReason::Unknown),
+            _ => None,
+        }
+    }
+}
+
+/// One request parameter of an ASCONF (RFC 5061 §4.2).
 #[derive(Debug, Clone, Serialize)]
 pub struct AsconfRequestEvent {
     /// What is asked: add, delete or set-primary.

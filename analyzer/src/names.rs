@@ -71,7 +71,7 @@ pub(crate) use output_names;
 #[cfg(test)]
 mod tests {
     use crate::capture::CaptureFormat;
-    use crate::events::AsconfOutcome;
+    use crate::events::{AsconfOutcome, RetransmissionReason};
     use crate::handover::{CapturePoint, ComponentGroup, SwitchClass, WindowEnd};
 
     /// Each name parses back to its variant, is what JSON writes, and is
@@ -100,6 +100,7 @@ mod tests {
         round_trips(AsconfOutcome::ALL, AsconfOutcome::NAMES);
         round_trips(CaptureFormat::ALL, CaptureFormat::NAMES);
         round_trips(ComponentGroup::ALL, ComponentGroup::NAMES);
+        round_trips(RetransmissionReason::ALL, RetransmissionReason::NAMES);
         assert_eq!(
             SwitchClass::NAMES,
             ["planned", "failover", "return", "other"]

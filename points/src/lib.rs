@@ -20,21 +20,22 @@
 
 #![warn(missing_docs)]
 
-pub mod assoc;
-pub mod clock;
-pub mod observe;
-pub mod pairing;
+mod assoc;
+mod clock;
+mod observe;
+mod pairing;
 mod report;
 pub mod series;
 pub mod two_sided;
 
-pub use clock::{ClockEstimate, Direction};
+pub use assoc::{AssociationMatch, EndpointMatch, SideSeen};
+pub use clock::{ClockError, ClockEstimate, Direction};
 pub use observe::PointInput;
 pub use report::{
-    Loss, LossKind, OwdSample, PathSummary, PointsReport, PointsSink, Retransmission,
+    Loss, LossKind, OwdSample, PathSummary, PointSummary, PointsReport, PointsSink, Retransmission,
 };
 
-use clock::{ClockError, Envelope};
+use clock::Envelope;
 use observe::{spawn_reader, Observation};
 use pairing::{Matcher, Merged, PairHandler, Source, Stamped};
 use rustc_hash::FxHashMap;
@@ -83,7 +84,13 @@ pub enum PointsError {
     #[error(
         "none of the first {PREFIX_PACKETS} SCTP packets of {a} is among the first {PREFIX_PACKETS} of {b}: the captures must overlap in time"
     )]
-    NoOverlap { a: String, b: String },
+    NoOverlap {
+        /// The first point's name.
+        a: String,
+        /// The second point's name.
+        b: String,
+    },
+    /// Not exactly two points were given (how many were).
     #[error("exactly two capture points are supported in this version, {0} given")]
     PointCount(usize),
 }
@@ -91,12 +98,12 @@ pub enum PointsError {
 /// Which way packets carrying each verification tag travel between the
 /// points (RFC 9260 §8.5: a tag names the endpoint packets go to).
 #[derive(Debug, Clone, Default)]
-pub struct Directions {
+pub(crate) struct Directions {
     by_tag: FxHashMap<u32, Direction>,
 }
 
 impl Directions {
-    pub fn of(&self, obs: &Observation) -> Option<Direction> {
+    pub(crate) fn of(&self, obs: &Observation) -> Option<Direction> {
         let c = &obs.chunks;
         let tag = obs.key.verification_tag;
         if tag == 0 {
@@ -119,7 +126,7 @@ impl Directions {
 }
 
 /// A path: source and destination address of the packets on it.
-pub type PathKey = (IpAddr, IpAddr);
+pub(crate) type PathKey = (IpAddr, IpAddr);
 
 fn median(v: &mut [i64]) -> i64 {
     v.sort_unstable();

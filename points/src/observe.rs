@@ -5,9 +5,10 @@
 //! captures can be merged in time order while neither is held in memory.
 
 use rustc_hash::FxHasher;
-use sctp_handover::analysis::AnalysisOptions;
+use sctp_handover::analysis::{AnalysisOptions, FrameAnalyzer};
 use sctp_handover::capture::{self, CaptureError, ReadOutcome};
 use sctp_handover::decode::{DecodeOptions, Decoded, Decoder};
+use sctp_handover::events::{Event, EventSink, RetransmissionReason};
 use sctp_handover::time::Timestamp;
 use sctp_handover::track::dedup::DuplicateDetector;
 use sctp_handover::wire::sctp::Packet as SctpPacket;
@@ -104,6 +105,36 @@ pub struct Observation {
     pub time: Timestamp,
     pub key: PacketKey,
     pub chunks: ChunkSummary,
+    /// For each DATA chunk the analyzer's tracker classed a retransmission
+    /// in this point's capture: its TSN and why the sender sent it again.
+    pub retransmission_reasons: Vec<(u32, RetransmissionReason)>,
+}
+
+impl Observation {
+    /// Why this packet's DATA chunk `tsn` was sent again, as the analysis
+    /// of this point's capture infers it; None when it did not class the
+    /// chunk a retransmission.
+    pub fn retransmission_reason(&self, tsn: u32) -> Option<RetransmissionReason> {
+        self.retransmission_reasons
+            .iter()
+            .find(|(t, _)| *t == tsn)
+            .map(|(_, reason)| *reason)
+    }
+}
+
+/// Keeps the reasons of the retransmissions the tracker finds in the frame
+/// it is given; every other event is dropped as it comes.
+#[derive(Default)]
+struct RetransmissionReasons(Vec<(u32, RetransmissionReason)>);
+
+impl EventSink for RetransmissionReasons {
+    fn emit(&mut self, event: Event) {
+        if let (sctp_handover::events::EventKind::Retransmission { tsn, .. }, Some(reason)) =
+            (&event.kind, event.kind.retransmission_reason())
+        {
+            self.0.push((*tsn, reason));
+        }
+    }
 }
 
 /// Reduces an SCTP datagram to an observation; `None` when the common
@@ -146,6 +177,7 @@ pub fn observe(
             chunk_digest: digest.finish(),
         },
         chunks,
+        retransmission_reasons: Vec::new(),
     })
 }
 
@@ -271,12 +303,20 @@ pub fn read_capture(
     let mut decoder = Decoder::new(DecodeOptions::default());
     // `tcpdump -i any` can see one packet on two interfaces (a bridge and
     // its port): the analyzer's own rule drops the second copy.
-    let mut duplicates = DuplicateDetector::new(AnalysisOptions::default().duplicate_window);
+    let analysis_options = AnalysisOptions::default();
+    let mut duplicates = DuplicateDetector::new(analysis_options.duplicate_window);
+    // The analyzer's own pass over the same frames says why each
+    // retransmission was sent (its tracker's inference at this point);
+    // like the pairing, it holds the associations alive, not the packets.
+    let mut analyzer = FrameAnalyzer::new(&analysis_options);
+    let mut reasons = RetransmissionReasons::default();
     let mut listening = true;
     reader.for_each_frame(|frame| {
         if !listening {
             return;
         }
+        reasons.0.clear();
+        analyzer.frame(&frame, &mut reasons);
         if let Decoded::Sctp(dg) = decoder.decode(&frame) {
             if duplicates.is_duplicate(&dg, frame.timestamp) {
                 return;
@@ -289,6 +329,8 @@ pub fn read_capture(
                 dg.dst,
                 dg.bytes,
             ) {
+                let mut obs = obs;
+                obs.retransmission_reasons = std::mem::take(&mut reasons.0);
                 listening = deliver(obs);
             }
         }

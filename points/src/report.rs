@@ -9,6 +9,7 @@ use crate::pairing::{PairHandler, Stamped};
 use crate::{Directions, PathKey};
 use rustc_hash::FxHashMap;
 use sctp_handover::capture::ReadOutcome;
+use sctp_handover::events::RetransmissionReason;
 use sctp_handover::wire::sctp_chunk::chunk_type;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
@@ -122,6 +123,10 @@ pub struct Retransmission {
     pub transmission: u32,
     /// An earlier transmission arrived at the other point.
     pub spurious: bool,
+    /// Why the sender sent it again, as the analysis of the sender's
+    /// point's capture infers it (`t3_expiry`, `fast_retransmit`,
+    /// `unknown`: the analyzer's [`RetransmissionReason`]).
+    pub reason: RetransmissionReason,
     /// When the first earlier transmission to arrive did (A's clock).
     pub earlier_arrived_ns: Option<i64>,
     /// This retransmission itself arrived.
@@ -185,6 +190,9 @@ pub struct PathSummary {
     pub retransmissions: u64,
     /// Of those, the retransmissions whose earlier transmission had arrived.
     pub spurious_retransmissions: u64,
+    /// The retransmissions by why the sender sent them (the names of
+    /// [`RetransmissionReason`]; a reason none had is left out).
+    pub retransmissions_by_reason: BTreeMap<&'static str, u64>,
 }
 
 /// One capture point and how its capture was read.
@@ -246,6 +254,7 @@ struct PathAcc {
     not_seen_at_sender: u64,
     retransmissions: u64,
     spurious: u64,
+    by_reason: BTreeMap<&'static str, u64>,
 }
 
 impl PathAcc {
@@ -263,6 +272,9 @@ struct Transmission {
     own_ns: i64,
     frame: u64,
     path: PathKey,
+    /// For a retransmission: why, as the tracker at the sender's point
+    /// classed it; None when it classed the chunk new.
+    reason: Option<RetransmissionReason>,
     /// None until pairing resolves it; then the arrival time or None.
     outcome: Option<Option<i64>>,
 }
@@ -407,6 +419,9 @@ impl<'s> Reporter<'s> {
                     tsn,
                     transmission: u32::try_from(i + 1).unwrap_or(u32::MAX),
                     spurious,
+                    // The tracker classed it new (it forgot the TSN, or the
+                    // copies came out of order): no reason it can give.
+                    reason: t.reason.unwrap_or(RetransmissionReason::Unknown),
                     earlier_arrived_ns: earliest_arrival,
                     arrived: matches!(t.outcome, Some(Some(_))),
                     sender_time_ns: t.own_ns,
@@ -418,6 +433,7 @@ impl<'s> Reporter<'s> {
                 let acc = self.paths.entry((t.path, d)).or_default();
                 acc.retransmissions += 1;
                 acc.spurious += u64::from(spurious);
+                *acc.by_reason.entry(r.reason.as_str()).or_default() += 1;
                 self.sink.retransmission(&r);
             }
             if let Some(Some(arrival)) = t.outcome {
@@ -439,6 +455,7 @@ impl<'s> Reporter<'s> {
                 own_ns: packet.obs.time.0,
                 frame: packet.obs.frame,
                 path: (packet.obs.key.src, packet.obs.key.dst),
+                reason: packet.obs.retransmission_reason(tsn),
                 outcome: None,
             });
         }
@@ -502,6 +519,7 @@ impl<'s> Reporter<'s> {
                 not_seen_at_sender: acc.not_seen_at_sender,
                 retransmissions: acc.retransmissions,
                 spurious_retransmissions: acc.spurious,
+                retransmissions_by_reason: acc.by_reason.clone(),
             })
             .collect();
         let [oa, ob] = outcomes;
