@@ -35,7 +35,8 @@ demo: build
 	@echo
 	$(MAKE) --no-print-directory reports REPORT_BIN=$(RELEASE_BIN)/sctp-handover
 
-## reports/: one report per sample scenario, one comparison across them and
+## reports/: one report per sample scenario, one comparison across them,
+## one of koh-kim-2 from its two capture points merged (report --point) and
 ## the sweep report (committed; the tables they were drawn from go to
 ## $(DEMO_OUT)/report-tables).
 REPORT_BIN ?= $(CARGO_TARGET_DIR)/debug/sctp-handover
@@ -51,6 +52,10 @@ reports:
 	$(REPORT_BIN) report sample-sweeps -q -o reports/sweep-bokor-failover.html --tables $(DEMO_OUT)/report-tables/sweep \
 	  --title "bokor-failover: failover time over RTO and Path.Max.Retrans (correspondent captures)" \
 	  --side cn --by pmr --x rto --series pmr --metric failover_time --no-captures; \
+	$(REPORT_BIN) report --point mn=sample-captures/koh-kim-2/mn.pcap --point cn=sample-captures/koh-kim-2/cn.pcap \
+	  -q -o reports/points-koh-kim-2.html --tables $(DEMO_OUT)/report-tables/points-koh-kim-2 \
+	  --title "koh-kim-2 seen from both capture points: each handover's story, one-way delays, the clock" \
+	  --by capture_side; \
 	echo "reports: wrote $$(ls reports/*.html | wc -l) reports in reports/"
 
 ## reports/reproduction/: the seed papers' experiments replayed on the kernel

@@ -449,3 +449,164 @@ fn invalid_harness_runs_are_left_out_of_the_statistics() {
     assert!(page.contains("Invalid harness run, left out of the statistics"));
     assert!(page.contains("2 captures of harness runs whose script could not be checked"));
 }
+
+/// The row of a report table's CSV whose first cells are `key`.
+fn row_starting<'a>(rows: &'a [Vec<String>], key: &[&str]) -> &'a Vec<String> {
+    rows.iter()
+        .find(|r| r.iter().zip(key).all(|(a, b)| a == b))
+        .unwrap_or_else(|| panic!("no row {key:?} in {rows:?}"))
+}
+
+fn ms_cell(cell: &str) -> f64 {
+    cell.parse()
+        .unwrap_or_else(|e| panic!("{cell:?} is not a number: {e}"))
+}
+
+/// `report --point`: the page leads with each handover as both points saw
+/// it, then the one-way delay figure, the clock and the paths, then each
+/// capture's usual sections. Values checked against `analyze --point …
+/// --format jsonl` on the same captures and the runs' scenario.toml.
+#[test]
+fn a_two_point_report_tells_each_handover_from_both_sides() {
+    let dir = common::tempdir("report-points");
+    let report = |sample: &str| {
+        let html = dir.join(format!("{sample}.html"));
+        let o = run_report_points(sample, &html);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let assets = dir.join(format!("{sample}-assets"));
+        let verdict = check(&html, &assets, &assets.join("tables"), &[]);
+        assert_eq!(verdict["html_tables"], verdict["tables"], "{verdict}");
+        // The one-way delay figure is the page's first; the pair's tables
+        // are written beside the per-capture ones.
+        assert!(figures(&verdict)[0].starts_with("owd-"), "{verdict}");
+        for t in ["points", "owd", "handovers_two_sided", "handovers"] {
+            assert!(assets.join("tables").join(t).is_dir(), "tables/{t}");
+        }
+        let page = std::fs::read_to_string(&html).expect("html");
+        let at = |s: &str| page.find(s).unwrap_or_else(|| panic!("{s} in the page"));
+        assert!(at("Handovers seen from both points") < at("One-way delay per path"));
+        assert!(at("One-way delay per path") < at("Clock, losses and retransmissions"));
+        assert!(at("Clock, losses and retransmissions") < at(">Comparison<"));
+        (html, assets, page, verdict)
+    };
+
+    // koh-kim-2: two planned handovers, each moved by an ASCONF of the
+    // MN's over 5 ms netem links (scenario.toml: delay_ms = 5.0 on both).
+    let (html, assets, page, verdict) = report("koh-kim-2");
+    let switches = csv_rows(&assets.join("two-sided-switches.csv"));
+    assert_eq!(switches.len(), 2, "{switches:?}");
+    // handover, sender, receiver, old path, new path, then each side's
+    // class, switch frame and time.
+    let first = row_starting(&switches, &["1", "mn", "cn", "198.51.100.101"]);
+    assert_eq!((first[8].as_str(), first[11].as_str()), ("74", "64"));
+    row_starting(&switches, &["2", "cn", "mn", "198.51.100.100"]);
+    // handover, requester, requests, transmissions, sent, received, one-way
+    // delay, peer processing, ACK received, ACK one-way delay, peer → its
+    // first new DATA.
+    let asconf = csv_rows(&assets.join("two-sided-asconf.csv"));
+    let add_ip = row_starting(&asconf, &["1", "mn", "add_ip 198.51.100.102", "1"]);
+    assert_eq!(add_ip[6], "5.036884");
+    assert!((ms_cell(&add_ip[6]) - 5.0).abs() < 1.0);
+    assert_eq!(add_ip[7], "0.037");
+    assert_eq!(add_ip[9], "5.026116");
+    let set_primary = row_starting(&asconf, &["2", "mn", "set_primary 198.51.100.102"]);
+    assert_eq!(set_primary[6], "5.084134");
+    assert!((ms_cell(&set_primary[6]) - 5.0).abs() < 1.0);
+    assert_eq!(set_primary[10], "41.158");
+    // Each side's interrupt and its parts (one-way delay, loss, endpoint),
+    // which add up to it: the MN lost the CN's two DATA sent to its old
+    // address after the cut (CN frames 63 and 66, docs/points.md).
+    let parts = csv_rows(&assets.join("two-sided-interrupts.csv"));
+    let expect = [
+        ["1", "sender", "mn", "50.019", "0", "0", "50.019"],
+        ["1", "receiver", "cn", "50.042", "0.023", "0", "50.019"],
+        ["2", "sender", "cn", "50.022", "0", "0", "50.022"],
+        [
+            "2", "receiver", "mn", "150.098", "0.018", "100.069", "50.011",
+        ],
+    ];
+    for e in expect {
+        let r = row_starting(&parts, &e[..3]);
+        assert_eq!(&r[..7], &e[..], "{r:?}");
+        let sum: f64 = r[4..7].iter().map(|c| ms_cell(c)).sum();
+        assert!((sum - ms_cell(&r[3])).abs() < 1e-6, "{r:?}");
+    }
+    let clock = csv_rows(&assets.join("points-clock.csv"));
+    // point_a, point_b, offset, uncertainty, drift, samples, …: one clock
+    // (the harness's), so the offset is within 100 µs of zero.
+    assert_eq!(&clock[0][..2], &["mn", "cn"]);
+    assert!(ms_cell(&clock[0][2]).abs() < 0.1, "{clock:?}");
+    assert_eq!(clock[0][5], "167");
+    let paths = csv_rows(&assets.join("points-paths.csv"));
+    let old = row_starting(&paths, &["cn→mn", "198.51.100.100", "198.51.100.101"]);
+    assert_eq!(old[7], "2", "lost on the old path: {old:?}");
+    assert!(page.contains("Handover 1: the data sender (mn) moved from 198.51.100.101"));
+    open_in_chromium(&html, verdict["svgs"].as_u64().unwrap_or(0) as usize, &dir);
+
+    // bokor-failover: the CN fails over from the 5 ms link to the 90 ms
+    // one (scenario.toml) with no ASCONF. The Linux sender's interrupt is
+    // negative (it sent on the new path before its last old-path DATA): not
+    // decomposed, with the reason. At the MN, 450.168 ms of which the new
+    // path's longer one-way delay is 85.17 ms (90 − 5 within 1 ms).
+    let (_, assets, page, _) = report("bokor-failover");
+    let switches = csv_rows(&assets.join("two-sided-switches.csv"));
+    assert_eq!(switches.len(), 1, "{switches:?}");
+    let failover = row_starting(&switches, &["1", "cn", "mn"]);
+    assert_eq!(
+        (failover[7].as_str(), failover[10].as_str()),
+        ("failover", "failover")
+    );
+    assert!(!assets.join("two-sided-asconf.csv").exists());
+    let parts = csv_rows(&assets.join("two-sided-interrupts.csv"));
+    let sender = row_starting(&parts, &["1", "sender", "cn"]);
+    assert_eq!(&sender[3..7], &["-235.031", "", "", ""]);
+    assert!(
+        sender[7..].join(",").contains("the paths overlapped"),
+        "{sender:?}"
+    );
+    let receiver = row_starting(&parts, &["1", "receiver", "mn"]);
+    assert_eq!(&receiver[3..7], &["450.168", "85.17", "314.926", "50.072"]);
+    assert!((ms_cell(&receiver[4]) - 85.0).abs() < 1.0);
+    let paths = csv_rows(&assets.join("points-paths.csv"));
+    let old = row_starting(&paths, &["cn→mn", "198.51.100.100", "198.51.100.101"]);
+    assert_eq!(old[7], "12", "lost on the old path: {old:?}");
+    let new = row_starting(&paths, &["cn→mn", "198.51.100.100", "198.51.100.102"]);
+    assert_eq!((new[9].as_str(), new[10].as_str()), ("14", "5"), "{new:?}");
+    assert!(page.contains("No ASCONF moved it"));
+    assert!(page.contains("No ASCONF moved any of these handovers."));
+
+    // Other than two points, or points beside INPUTs: usage errors.
+    let one = run(&[
+        "report",
+        "--point",
+        "mn=sample-captures/koh-kim-2/mn.pcap",
+        "-o",
+        path(&dir.join("one.html")),
+    ]);
+    assert_eq!(one.status.code(), Some(2), "{}", text(&one.stderr));
+    assert!(text(&one.stderr).contains("exactly two capture points"));
+    let both = run(&[
+        "report",
+        "sample-captures/koh-kim-2",
+        "--point",
+        "mn=sample-captures/koh-kim-2/mn.pcap",
+        "--point",
+        "cn=sample-captures/koh-kim-2/cn.pcap",
+    ]);
+    assert_eq!(both.status.code(), Some(2), "{}", text(&both.stderr));
+}
+
+/// `report --point mn=… --point cn=…` over a sample run's two captures.
+fn run_report_points(sample: &str, html: &Path) -> Output {
+    let point = |side: &str| format!("{side}=sample-captures/{sample}/{side}.pcap");
+    run(&[
+        "report",
+        "--point",
+        &point("mn"),
+        "--point",
+        &point("cn"),
+        "-o",
+        path(html),
+        "-q",
+    ])
+}

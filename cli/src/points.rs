@@ -8,13 +8,13 @@ use crate::exit::{usage, Status};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use sctp_handover::time::Timestamp;
-use sctp_handover_points::series::{OwdSeries, PathSeries};
+use sctp_handover_points::series::OwdSeries;
 use sctp_handover_points::two_sided::{OneSidedHandover, TwoSidedHandover};
 use sctp_handover_points::{
     analyze_points, Direction, Loss, LossKind, OwdSample, PointInput, PointsOptions, PointsReport,
     PointsSink, Retransmission,
 };
-use sctp_handover_report::figures::owd::{self as owd_fig, Mark, OwdPath};
+use sctp_handover_report::points as report_points;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -145,8 +145,8 @@ impl PointsSink for Writer<'_> {
                     "needed (no earlier transmission arrived)"
                 };
                 self.line(format_args!(
-                    "retransmission: {sender} frame {} at {} TSN {} (transmission {}) ({dir}, path {} → {}): {verdict}",
-                    r.frame, epoch(r.sent_ns), r.tsn, r.transmission, r.src, r.dst
+                    "retransmission: {sender} frame {} at {} TSN {} (transmission {}, {}) ({dir}, path {} → {}): {verdict}",
+                    r.frame, epoch(r.sent_ns), r.tsn, r.transmission, r.reason.as_str(), r.src, r.dst
                 ));
             }
         }
@@ -219,8 +219,20 @@ fn summary_text(w: &mut Writer, report: &PointsReport) {
             ),
             _ => "no packet seen at both points".into(),
         };
+        // The reasons' names as the analyzer writes them, e.g. ` (2
+        // t3_expiry, 1 fast_retransmit)`.
+        let reasons = if p.retransmissions_by_reason.is_empty() {
+            String::new()
+        } else {
+            let parts: Vec<String> = p
+                .retransmissions_by_reason
+                .iter()
+                .map(|(reason, n)| format!("{n} {reason}"))
+                .collect();
+            format!(" ({})", parts.join(", "))
+        };
         w.line(format_args!(
-            "path {}→{} {} → {}: {} paired, {owd}; {} lost, {} not seen at the sender; {} retransmissions, {} spurious",
+            "path {}→{} {} → {}: {} paired, {owd}; {} lost, {} not seen at the sender; {} retransmissions{reasons}, {} spurious",
             p.from,
             p.to,
             p.src,
@@ -420,38 +432,10 @@ fn one_sided_text(
 pub fn analyze(args: &crate::AnalyzeArgs) -> anyhow::Result<Status> {
     use sctp_handover_tables::batch::{self, BatchConfig};
     use sctp_handover_tables::dataset::Dataset;
-    use sctp_handover_tables::inputs::{self, InputKind};
     use sctp_handover_tables::points as point_tables;
 
-    if args.points.len() != 2 {
-        return Err(usage(anyhow::anyhow!(
-            "--point: exactly two capture points are supported, {} given",
-            args.points.len()
-        )));
-    }
-    if args.points[0].name == args.points[1].name {
-        return Err(usage(anyhow::anyhow!(
-            "--point: the two points need different names, both are `{}`",
-            args.points[0].name
-        )));
-    }
-    // Each capture is read several times (docs/points.md): a stream cannot be.
-    if args.points.iter().any(|p| inputs::is_stdin(&p.path)) {
-        return Err(usage(anyhow::anyhow!(
-            "--point: a capture point must be a file (`-`, standard input, can be read only once)"
-        )));
-    }
     let options = crate::analysis_options(&args.analysis)?;
-    let paths: Vec<PathBuf> = args.points.iter().map(|p| p.path.clone()).collect();
-    let (found, problems) = inputs::discover(&paths);
-    if let Some(p) = problems.first() {
-        return Err(usage(anyhow::anyhow!("{}: {}", p.path.display(), p.reason)));
-    }
-    if found.len() != 2 || found.iter().any(|i| i.kind != InputKind::Capture) {
-        return Err(usage(anyhow::anyhow!(
-            "--point: each point must name one capture file"
-        )));
-    }
+    let found = point_inputs(&args.points)?;
     let config = BatchConfig {
         out: args.out.clone().unwrap_or_default(),
         format: args.tables.format(),
@@ -494,7 +478,8 @@ pub fn analyze(args: &crate::AnalyzeArgs) -> anyhow::Result<Status> {
             let series = series.finish();
             owd.finish()?;
             point_tables::write_summary_tables(&dataset, &key, &provenance, sources, &pair)?;
-            let figure = owd_figure(&names, &pair.report, &series, &pair.records, &key)?;
+            let figure =
+                report_points::owd_figure(&names, &pair.report, &series, &pair.records, &key)?;
             let dir = out.join("figures");
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
@@ -576,74 +561,40 @@ pub fn analyze(args: &crate::AnalyzeArgs) -> anyhow::Result<Status> {
     Ok(Status::partial_if(failed))
 }
 
-/// The one-way delay figure of a pair of points: every path's series (as
-/// [`OwdSeries`] kept it) and each two-sided record's events at the point
-/// that saw them.
-fn owd_figure(
-    names: &[String; 2],
-    report: &PointsReport,
-    series: &[PathSeries],
-    records: &[TwoSidedHandover],
-    key: &str,
-) -> anyhow::Result<sctp_handover_report::figures::Figure> {
-    let paths: Vec<OwdPath> = series
-        .iter()
-        .map(|p| OwdPath {
-            label: format!(
-                "{} {} → {}",
-                direction_label(names, p.direction),
-                p.src,
-                p.dst
-            ),
-            points: p
-                .samples
-                .iter()
-                .map(|&(t, d)| (t, d as f64 / 1e6))
-                .collect(),
-        })
-        .collect();
-    let index = |name: &str| usize::from(name != names[0]);
-    let mut marks = Vec::new();
-    for t in records {
-        let (s, r) = (index(&t.sender_point), index(&t.receiver_point));
-        marks.push(Mark {
-            time_ns: t.sender_switch_ns,
-            point: s,
-            label: format!("{}: switch {}", names[s], t.sender_switch_frame),
-        });
-        marks.push(Mark {
-            time_ns: t.receiver_switch_ns,
-            point: r,
-            label: format!("{}: switch {}", names[r], t.receiver_switch_frame),
-        });
-        if let Some(a) = &t.asconf {
-            let rq = index(&a.requester_point);
-            let op = a.requests.split(' ').next().unwrap_or("ASCONF");
-            marks.push(Mark {
-                time_ns: a.sent_ns,
-                point: rq,
-                label: format!("{}: {op} sent", names[rq]),
-            });
-            marks.push(Mark {
-                time_ns: a.received_ns,
-                point: 1 - rq,
-                label: format!("{}: {op} in", names[1 - rq]),
-            });
-            if let Some(ack) = a.ack_received_ns {
-                marks.push(Mark {
-                    time_ns: ack,
-                    point: rq,
-                    label: format!("{}: ACK in", names[rq]),
-                });
-            }
-        }
+/// The two `--point` captures (of `analyze` or `report`) checked and found
+/// as inputs, in the options' order: exactly two, named differently, each
+/// one capture file (usage errors otherwise).
+pub(crate) fn point_inputs(
+    points: &[PointInput],
+) -> anyhow::Result<Vec<sctp_handover_tables::inputs::Input>> {
+    use sctp_handover_tables::inputs::{self, InputKind};
+    if points.len() != 2 {
+        return Err(usage(anyhow::anyhow!(
+            "--point: exactly two capture points are supported, {} given",
+            points.len()
+        )));
     }
-    marks.sort_by_key(|m| m.time_ns);
-    owd_fig::figure(
-        format!("owd-{key}"),
-        [names[0].as_str(), names[1].as_str()],
-        report.clock.reference_ns,
-        &paths,
-        &marks,
-    )
+    if points[0].name == points[1].name {
+        return Err(usage(anyhow::anyhow!(
+            "--point: the two points need different names, both are `{}`",
+            points[0].name
+        )));
+    }
+    // Each capture is read several times (docs/points.md): a stream cannot be.
+    if points.iter().any(|p| inputs::is_stdin(&p.path)) {
+        return Err(usage(anyhow::anyhow!(
+            "--point: a capture point must be a file (`-`, standard input, can be read only once)"
+        )));
+    }
+    let paths: Vec<PathBuf> = points.iter().map(|p| p.path.clone()).collect();
+    let (found, problems) = inputs::discover(&paths);
+    if let Some(p) = problems.first() {
+        return Err(usage(anyhow::anyhow!("{}: {}", p.path.display(), p.reason)));
+    }
+    if found.len() != 2 || found.iter().any(|i| i.kind != InputKind::Capture) {
+        return Err(usage(anyhow::anyhow!(
+            "--point: each point must name one capture file"
+        )));
+    }
+    Ok(found)
 }

@@ -5,6 +5,7 @@ use crate::{analysis_options, check_stdin_once, AnalysisArgs};
 use anyhow::{anyhow, Context};
 use sctp_handover_report::build::{self, ReportConfig, SweepRequest};
 use sctp_handover_report::html;
+use sctp_handover_report::points as report_points;
 use sctp_handover_report::stats::GroupBy;
 use sctp_handover_tables::batch::BatchConfig;
 use sctp_handover_tables::inputs;
@@ -20,8 +21,15 @@ pub struct ReportArgs {
     /// `analyze --out` (read as they are, nothing re-analysed). `-` reads a
     /// capture from standard input, kept as ASSETS/stdin.pcap (or .pcapng,
     /// .gz): the report reads each capture twice, a pipe can be read once.
-    #[arg(required = true, value_name = "INPUT")]
+    #[arg(required_unless_present = "points", value_name = "INPUT")]
     inputs: Vec<PathBuf>,
+    /// Two capture points of the same traffic as NAME=CAPTURE (e.g.
+    /// `--point mn=mn.pcap --point cn=cn.pcap`; the first one's clock is
+    /// the reference): the report leads with each handover as both points
+    /// saw it, the one-way delay per path, the clock between the points,
+    /// then each capture's usual sections (docs/points.md).
+    #[arg(long = "point", value_name = "NAME=CAPTURE", value_parser = crate::points::parse_point, conflicts_with = "inputs")]
+    points: Vec<sctp_handover_points::PointInput>,
     /// The HTML file to write.
     #[arg(short, long, default_value = "report.html", value_name = "FILE")]
     output: PathBuf,
@@ -143,7 +151,15 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Status> {
             .unwrap_or_else(|| "report".into());
         args.output.with_file_name(format!("{stem}-assets"))
     });
-    let mut inputs = args.inputs.clone();
+    let point_inputs = if args.points.is_empty() {
+        None
+    } else {
+        Some(crate::points::point_inputs(&args.points)?)
+    };
+    let mut inputs = match &point_inputs {
+        Some(found) => found.iter().map(|i| i.path.clone()).collect(),
+        None => args.inputs.clone(),
+    };
     if let Some(stdin) = inputs.iter_mut().find(|p| inputs::is_stdin(p)) {
         *stdin = keep_stdin(&assets)?;
     }
@@ -173,7 +189,11 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Status> {
         },
     };
     // Inputs left out are listed once, below, with their reason.
-    let built = build::build(&config, &sctp_handover_tables::batch::Silent)?;
+    let mut built = build::build(&config, &sctp_handover_tables::batch::Silent)?;
+    let mut pair_failed = false;
+    if let Some(found) = point_inputs {
+        pair_failed = lead_with_points(&args, found, &config, &mut built.document)?;
+    }
     let doc = &built.document;
     doc.write_assets(&assets)?;
     std::fs::write(&args.output, html::render(doc))
@@ -204,5 +224,66 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Status> {
             eprintln!("sctp-handover: left out {}: {}", e.input, e.reason);
         }
     }
-    Ok(Status::partial_if(!unread.is_empty()))
+    Ok(Status::partial_if(!unread.is_empty() || pair_failed))
+}
+
+/// `report --point`: the two captures paired (as `analyze --point` pairs
+/// them), their `points`, `owd` and `handovers_two_sided` tables written
+/// beside the per-capture ones, and the two-point sections put before the
+/// usual ones. True when a point's capture had a warning (a partial run).
+fn lead_with_points(
+    args: &ReportArgs,
+    found: Vec<sctp_handover_tables::inputs::Input>,
+    config: &ReportConfig,
+    doc: &mut sctp_handover_report::Document,
+) -> anyhow::Result<bool> {
+    use sctp_handover_points::series::OwdSeries;
+    use sctp_handover_points::PointsOptions;
+    use sctp_handover_tables::batch;
+    use sctp_handover_tables::dataset::Dataset;
+    use sctp_handover_tables::points as point_tables;
+
+    let names = [args.points[0].name.clone(), args.points[1].name.clone()];
+    // `plan` keeps the inputs' order: that of the --point options.
+    let (planned, params) = batch::plan(found, None);
+    let dataset = Dataset::open(&config.batch.out, config.batch.format)?;
+    let sources = [planned[0].source.as_str(), planned[1].source.as_str()];
+    let key = point_tables::pair_key(sources);
+    let mut provenance = batch::provenance(&planned[0], &params);
+    // Rows of a pair of points belong to neither capture side.
+    provenance.capture_side = None;
+    let mut none = ();
+    let mut owd =
+        point_tables::OwdTable::new(&dataset, &key, names.clone(), &provenance, &mut none);
+    let mut series = OwdSeries::new(&mut owd);
+    let pair = point_tables::analyze_pair(
+        &planned,
+        &names,
+        &config.batch,
+        &PointsOptions::default(),
+        &mut series,
+    )?;
+    let series = series.finish();
+    owd.finish()?;
+    point_tables::write_summary_tables(&dataset, &key, &provenance, sources, &pair)?;
+    let figure = report_points::owd_figure(&names, &pair.report, &series, &pair.records, &key)?;
+    let mut sections = report_points::sections(&names, &pair, figure);
+    sections.append(&mut doc.sections);
+    doc.sections = sections;
+    if args.title.is_none() {
+        doc.title = format!("SCTP handovers seen at {} and {}", names[0], names[1]);
+    }
+    doc.summary.insert(
+        0,
+        format!(
+            "Two capture points: {} = {}, {} = {} ({} handovers seen at both, {} at one only).",
+            names[0],
+            sources[0],
+            names[1],
+            sources[1],
+            pair.records.len(),
+            pair.one_sided.len()
+        ),
+    );
+    Ok(pair.report.points.iter().any(|p| p.warning.is_some()))
 }

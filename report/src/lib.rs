@@ -17,5 +17,12 @@ pub mod document;
 pub mod figures;
 pub mod html;
 pub mod markdown;
+pub mod points;
 pub mod stats;
 pub mod trace;
+
+pub use build::{Built, ReportConfig, SweepRequest};
+pub use document::{Block, Document, Excluded, Section, Table};
+pub use figures::Figure;
+pub use stats::{Group, GroupBy, Stat};
+pub use trace::{CaptureTrace, TraceSink};
