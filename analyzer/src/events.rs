@@ -189,11 +189,19 @@ crate::names::output_names!(AsconfOutcome, "ASCONF outcome" {
 /// acknowledged" and "Inferred path state").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RetransmissionReason {
-    /// A timeout-driven copy: neither fast nor of an acknowledged TSN, and
-    /// its previous transmission was captured (the TSN's T3-rtx timer
-    /// expired, RFC 9260 §6.3.3).
+    /// A timeout-class copy: neither fast nor of an acknowledged TSN, and
+    /// its previous transmission was captured — the TSN's T3-rtx timer
+    /// expired (RFC 9260 §6.3.3), or another retransmission of the same
+    /// class that a capture cannot tell from it: Linux's immediate
+    /// retransmission after an ASCONF-ACK that moved a single-homed
+    /// sender's source address (sctp_transport_immediate_rtx) and after an
+    /// ICMP "fragmentation needed" are both SCTP_RTXR_T3_RTX in the kernel
+    /// and counted among its T3 retransmissions.
     T3Expiry,
-    /// Three or more SACKs had reported it missing (RFC 9260 §7.2.4).
+    /// Three or more SACKs had reported it missing (RFC 9260 §7.2.4), as
+    /// seen at the capture point: at a router between the sender and the
+    /// receiver a SACK the sender never got, or a copy lost before the
+    /// router, can make a later timeout copy look fast (docs/points.md).
     FastRetransmit,
     /// Neither can be told: its previous transmission was not captured, or
     /// it had been acknowledged.
