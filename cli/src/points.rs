@@ -15,6 +15,12 @@ use sctp_handover_points::{
     PointsSink, Retransmission,
 };
 use sctp_handover_report::points as report_points;
+use sctp_handover_report::Figure;
+use sctp_handover_tables::batch::{self, BatchConfig};
+use sctp_handover_tables::dataset::Dataset;
+use sctp_handover_tables::inputs::Input;
+use sctp_handover_tables::points::{self as point_tables, PairAnalysis};
+use sctp_handover_tables::write::ParamType;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -430,10 +436,6 @@ fn one_sided_text(
 /// and every handover both saw put together (docs/metrics.md, "Two
 /// capture points").
 pub fn analyze(args: &crate::AnalyzeArgs) -> anyhow::Result<Status> {
-    use sctp_handover_tables::batch::{self, BatchConfig};
-    use sctp_handover_tables::dataset::Dataset;
-    use sctp_handover_tables::points as point_tables;
-
     let options = crate::analysis_options(&args.analysis)?;
     let found = point_inputs(&args.points)?;
     let config = BatchConfig {
@@ -459,27 +461,14 @@ pub fn analyze(args: &crate::AnalyzeArgs) -> anyhow::Result<Status> {
     let pair = match &args.out {
         Some(out) => {
             let dataset = Dataset::open(out, config.format)?;
-            let sources = [planned[0].source.as_str(), planned[1].source.as_str()];
-            let key = point_tables::pair_key(sources);
-            let mut provenance = batch::provenance(&planned[0], &params);
-            // Rows of a pair of points belong to neither capture side.
-            provenance.capture_side = None;
-            let mut none = ();
-            let mut owd =
-                point_tables::OwdTable::new(&dataset, &key, names.clone(), &provenance, &mut none);
-            let mut series = OwdSeries::new(&mut owd);
-            let pair = point_tables::analyze_pair(
+            let (pair, figure) = pair_into_dataset(
+                &dataset,
                 &planned,
+                &params,
                 &names,
                 &config,
                 &points_options,
-                &mut series,
             )?;
-            let series = series.finish();
-            owd.finish()?;
-            point_tables::write_summary_tables(&dataset, &key, &provenance, sources, &pair)?;
-            let figure =
-                report_points::owd_figure(&names, &pair.report, &series, &pair.records, &key)?;
             let dir = out.join("figures");
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
@@ -559,6 +548,34 @@ pub fn analyze(args: &crate::AnalyzeArgs) -> anyhow::Result<Status> {
     };
     failed |= pair.report.points.iter().any(|p| p.warning.is_some());
     Ok(Status::partial_if(failed))
+}
+
+/// Two planned captures (in --point order) paired, the `owd` table
+/// streamed into `dataset` and the `points` and `handovers_two_sided`
+/// tables written after it, with the one-way delay figure: what
+/// `analyze --point --out` and `report --point` both write.
+pub(crate) fn pair_into_dataset(
+    dataset: &Dataset,
+    planned: &[Input],
+    params: &[(String, ParamType)],
+    names: &[String; 2],
+    config: &BatchConfig,
+    options: &PointsOptions,
+) -> anyhow::Result<(PairAnalysis, Figure)> {
+    let sources = [planned[0].source.as_str(), planned[1].source.as_str()];
+    let key = point_tables::pair_key(sources);
+    let mut provenance = batch::provenance(&planned[0], params);
+    // Rows of a pair of points belong to neither capture side.
+    provenance.capture_side = None;
+    let mut none = ();
+    let mut owd = point_tables::OwdTable::new(dataset, &key, names.clone(), &provenance, &mut none);
+    let mut series = OwdSeries::new(&mut owd);
+    let pair = point_tables::analyze_pair(planned, names, config, options, &mut series)?;
+    let series = series.finish();
+    owd.finish()?;
+    point_tables::write_summary_tables(dataset, &key, &provenance, sources, &pair)?;
+    let figure = report_points::owd_figure(names, &pair.report, &series, &pair.records, &key)?;
+    Ok((pair, figure))
 }
 
 /// The two `--point` captures (of `analyze` or `report`) checked and found

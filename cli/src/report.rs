@@ -237,36 +237,23 @@ fn lead_with_points(
     config: &ReportConfig,
     doc: &mut sctp_handover_report::Document,
 ) -> anyhow::Result<bool> {
-    use sctp_handover_points::series::OwdSeries;
     use sctp_handover_points::PointsOptions;
     use sctp_handover_tables::batch;
     use sctp_handover_tables::dataset::Dataset;
-    use sctp_handover_tables::points as point_tables;
 
     let names = [args.points[0].name.clone(), args.points[1].name.clone()];
     // `plan` keeps the inputs' order: that of the --point options.
     let (planned, params) = batch::plan(found, None);
     let dataset = Dataset::open(&config.batch.out, config.batch.format)?;
     let sources = [planned[0].source.as_str(), planned[1].source.as_str()];
-    let key = point_tables::pair_key(sources);
-    let mut provenance = batch::provenance(&planned[0], &params);
-    // Rows of a pair of points belong to neither capture side.
-    provenance.capture_side = None;
-    let mut none = ();
-    let mut owd =
-        point_tables::OwdTable::new(&dataset, &key, names.clone(), &provenance, &mut none);
-    let mut series = OwdSeries::new(&mut owd);
-    let pair = point_tables::analyze_pair(
+    let (pair, figure) = crate::points::pair_into_dataset(
+        &dataset,
         &planned,
+        &params,
         &names,
         &config.batch,
         &PointsOptions::default(),
-        &mut series,
     )?;
-    let series = series.finish();
-    owd.finish()?;
-    point_tables::write_summary_tables(&dataset, &key, &provenance, sources, &pair)?;
-    let figure = report_points::owd_figure(&names, &pair.report, &series, &pair.records, &key)?;
     let mut sections = report_points::sections(&names, &pair, figure);
     sections.append(&mut doc.sections);
     doc.sections = sections;
