@@ -63,4 +63,8 @@ pub use names::UnknownName;
 /// primary's first transport becomes the active path its TSNs move to, and
 /// TSNs move again at every later deletion of their destination; a SACK
 /// exactly 2^31 below the cumulative ack seen is stale.
-pub const RESULTS_REVISION: u32 = 8;
+/// 9: a T3 expiry also resets the miss indications of a TSN that SFR-CACC
+/// had set aside and a later SACK counted above the last one the miss scan
+/// had reached (Linux's sctp_retransmit_mark marks every TSN of the
+/// transport); fast retransmissions can differ on such inputs.
+pub const RESULTS_REVISION: u32 = 9;
