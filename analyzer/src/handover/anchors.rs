@@ -9,12 +9,21 @@ use serde::Serialize;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
+/// What happened at an anchor: the events.jsonl / CSV `kind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AnchorKind {
+    /// `link_down`: a link went down (a failure start, the start of the
+    /// network-layer disconnection).
     LinkDown,
+    /// `link_up`: a link came back (the start of link availability
+    /// recognition).
     LinkUp,
+    /// `addr_up`: an address became usable (ADDIP sent time starts here,
+    /// the network-layer disconnection ends here).
     AddrUp,
+    /// `addr_down`: an address went away (a start of the network-layer
+    /// disconnection for the old address).
     AddrDown,
 }
 
@@ -30,25 +39,41 @@ impl AnchorKind {
     }
 }
 
+/// One ground-truth moment from the `--events` file.
 #[derive(Debug, Clone, Serialize)]
 pub struct Anchor {
+    /// When it happened, on the capture's clock (epoch time).
     pub time: Timestamp,
+    /// What happened.
     pub kind: AnchorKind,
+    /// The address it concerns (`addr_up`, `addr_down`); `None` when the
+    /// record names none.
     pub address: Option<IpAddr>,
+    /// The network interface it concerns, as the record names it; `None`
+    /// when it names none.
     pub interface: Option<String>,
 }
 
+/// Why an `--events` file could not be read ([`load`]).
 #[derive(Debug, thiserror::Error)]
 pub enum AnchorError {
+    /// The file could not be read.
     #[error("{path}: cannot read events: {source}")]
     Read {
+        /// The events file.
         path: PathBuf,
+        /// The I/O error reading it.
         source: std::io::Error,
     },
+    /// A line of an anchor kind is malformed (not JSON, no or bad time,
+    /// bad address, too few CSV fields).
     #[error("{path}:{line}: {reason}")]
     Line {
+        /// The events file.
         path: PathBuf,
+        /// The line's number (1-based).
         line: usize,
+        /// What is wrong with it.
         reason: String,
     },
 }

@@ -31,9 +31,15 @@ pub use model::{
     ReceiverSilence, Recognition, SpuriousExpiryRef, SwitchClass, WindowEnd, RECEIVER_FAILOVER,
 };
 
+/// The handover engine's settings (the analysis options that bear on
+/// handovers).
 #[derive(Debug, Clone)]
 pub struct HandoverConfig {
+    /// Where the capture was taken (`--capture-point`; docs/metrics.md,
+    /// "Capture point"): decides whether the receiver-silence rule applies.
     pub capture_point: CapturePoint,
+    /// The ground-truth anchors of `--events` (link and address up/down),
+    /// in the capture's time.
     pub anchors: Vec<Anchor>,
     /// RTO.Max for the failover time predicted with RTO backoff
     /// ([`Failover::predicted_backoff_ms`]).
@@ -66,6 +72,8 @@ impl Default for HandoverConfig {
 }
 
 impl HandoverConfig {
+    /// The defaults: capture point unknown, no anchors, no RTO.Max, the
+    /// tracker's default potentially-failed threshold and event cap.
     pub fn new() -> Self {
         HandoverConfig::default()
     }
@@ -102,6 +110,7 @@ impl HandoverEngine {
         self.events_dropped
     }
 
+    /// An engine with no associations yet.
     pub fn new(config: HandoverConfig) -> Self {
         HandoverEngine {
             config,

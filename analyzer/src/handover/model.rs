@@ -13,8 +13,12 @@ use std::net::IpAddr;
 /// from the event log (no frame).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Point {
+    /// The frame's number in the capture (1-based, as Wireshark numbers
+    /// it); `None` for an anchor from the event log.
     pub frame: Option<u64>,
+    /// When the frame was captured, or the anchor's time.
     pub time: Timestamp,
+    /// What the point is, in words (`"ASCONF ADD-IP"`, `"addr_up event"`).
     pub what: &'static str,
 }
 
@@ -39,11 +43,17 @@ impl Point {
 /// null with the reason it cannot be computed. Never guessed.
 #[derive(Debug, Clone, Serialize)]
 pub struct Component {
+    /// `to` − `from` in milliseconds (signed); `None` when it cannot be
+    /// computed (`missing` says why).
     pub ms: Option<f64>,
+    /// The same value in nanoseconds, exact (not in the JSON output).
     #[serde(skip)]
     pub nanos: Option<Nanos>,
+    /// The point the interval starts at; `None` when missing.
     pub from: Option<Point>,
+    /// The point the interval ends at; `None` when missing.
     pub to: Option<Point>,
+    /// Why the component cannot be computed; `None` when it has a value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub missing: Option<String>,
 }
@@ -140,25 +150,35 @@ impl CapturePoint {
 /// of it and its answer (docs/metrics.md, "ASCONF exchanges").
 #[derive(Debug, Clone, Serialize)]
 pub struct AsconfExchange {
+    /// The ASCONF's serial number (RFC 5061 §5.1).
     pub serial: u32,
+    /// The endpoint that sent the request.
     pub sender: EndpointId,
+    /// The request's parameters (ADD-IP, DELETE-IP, SET-PRIMARY) with the
+    /// address each names (the wildcard already replaced by the ASCONF's
+    /// source address).
     pub ops: Vec<(AsconfOp, IpAddr)>,
     /// The first transmission.
     pub frame: u64,
+    /// The first transmission's time.
     pub time: Timestamp,
     /// Transmissions of the serial (1 when it was never sent again).
     pub transmissions: u32,
     /// The last transmission so far.
     pub last_frame: u64,
+    /// The last transmission's time.
     pub last_time: Timestamp,
     /// The latest ASCONF-ACK for the serial: the one after its last
     /// transmission, when captured.
     pub ack_frame: Option<u64>,
+    /// That ASCONF-ACK's time; `None` when none was captured.
     pub ack_time: Option<Timestamp>,
-    /// From the last transmission before the ASCONF-ACK (Karn's rule).
+    /// The ASCONF RTT in milliseconds, from the last transmission before
+    /// the ASCONF-ACK (Karn's rule); `None` without an ASCONF-ACK.
     pub rtt_ms: Option<f64>,
-    /// Chunk bytes of every transmission and of every ASCONF-ACK.
+    /// Chunk bytes of every transmission of the ASCONF.
     pub bytes: usize,
+    /// Chunk bytes of every ASCONF-ACK answering it.
     pub ack_bytes: usize,
 }
 
@@ -192,9 +212,14 @@ pub struct HandoverWindow {
     /// The frame that ended the window (the SACK, or the next switch's
     /// DATA); null when the capture ended first.
     pub end: Option<Point>,
+    /// What ended the window.
     pub end_reason: WindowEnd,
+    /// The direction's DATA retransmissions in the window, on any path.
     pub retransmissions: u64,
+    /// Of those, retransmissions of TSNs already acknowledged.
     pub retransmitted_after_ack: u64,
+    /// Duplicate TSNs the receiver's SACKs reported in the window (SACK
+    /// duplicate-TSN reports).
     pub dup_tsns_reported: u64,
     /// Retransmissions of TSNs last sent on the old path and not
     /// acknowledged: lost in the switch.
@@ -205,9 +230,13 @@ pub struct HandoverWindow {
 /// retransmissions of DATA last sent on it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Expiry {
+    /// The expiry's first timeout-driven retransmission.
     pub frame: u64,
+    /// That retransmission's time.
     pub time: Timestamp,
+    /// The TSN that retransmission carries.
     pub first_tsn: u32,
+    /// The retransmissions of the TSNs the expiry marked, wherever sent.
     pub retransmissions: u64,
     /// The next DATA sent on the failed path after this expiry, which
     /// restarts its T3 timer (RFC 9260 §6.3.2 R1).
@@ -230,6 +259,8 @@ pub struct SpuriousExpiryRef {
     pub recognised: Point,
 }
 
+/// The failover details of a switch whose old path had T3 expiries during
+/// its segment (docs/metrics.md, "Failover").
 #[derive(Debug, Clone, Serialize)]
 pub struct Failover {
     /// T3 expiries charged to the failed path before the switch.
@@ -279,10 +310,17 @@ pub struct Failover {
     pub predicted_fixed_rto_ms: Option<f64>,
 }
 
+/// Link availability recognition of a `return` switch (docs/metrics.md,
+/// "Link availability recognition", after Bokor).
 #[derive(Debug, Clone, Serialize)]
 pub struct Recognition {
+    /// The `link_up` event (the latest before the switch, after the path
+    /// was abandoned) → the first HEARTBEAT on the path after it.
     pub link_up_to_heartbeat: Component,
+    /// That HEARTBEAT → the first DATA on the path; given without
+    /// `--events` too.
     pub heartbeat_to_data: Component,
+    /// The `link_up` event → the first DATA on the path.
     pub link_up_to_data: Component,
 }
 
@@ -316,16 +354,28 @@ impl ReceiverSilence {
     }
 }
 
+/// One data path switch of one direction with its latency components
+/// (docs/metrics.md, "Handover latency components"), handed to the
+/// outputs once its window has ended.
 #[derive(Debug, Clone, Serialize)]
 pub struct Handover {
+    /// The association the switch belongs to.
     pub association: AssocId,
+    /// The data sender of the direction that switched.
     pub sender: EndpointId,
+    /// The old path: the one that carried the previous new DATA.
     pub from_path: PathId,
+    /// The new path: the one the switch frame's new DATA travels on.
     pub to_path: PathId,
+    /// The old path's source address.
     pub from_src: IpAddr,
+    /// The old path's destination address.
     pub from_dst: IpAddr,
+    /// The new path's source address.
     pub to_src: IpAddr,
+    /// The new path's destination address.
     pub to_dst: IpAddr,
+    /// What the switch was (docs/metrics.md, "Data path switch").
     pub class: SwitchClass,
     /// Why the switch got its class, in words (what it rests on).
     pub class_reason: String,
@@ -334,29 +384,66 @@ pub struct Handover {
     /// expert info words it; not in the JSON output, `class_reason` says it).
     #[serde(skip)]
     pub receiver_silence: Option<ReceiverSilence>,
+    /// The switch frame: the first new DATA on the new path.
     pub switch_frame: u64,
+    /// The switch frame's time.
     pub switch_time: Timestamp,
+    /// The switch frame's TSN: the first new DATA on the new path.
     pub switch_tsn: u32,
+    /// Data interrupt (Koh & Kim's handover latency, Bokor's DATA
+    /// transmission interrupt): the last DATA, new or retransmitted, on
+    /// the old path before the switch → the first DATA on the new path
+    /// since new DATA began on the old one; negative when the paths
+    /// overlapped.
     pub data_interrupt: Component,
+    /// New-data gap: last new DATA on the old path → the switch frame.
     pub new_data_gap: Component,
     /// The first TSN the receiver got only after the interruption (L+1).
     pub sequence_gap_tsn: u32,
+    /// Total handover latency (Honda, receiver-side sequence
+    /// discontinuity): the effective transmission of L+1 minus that of L;
+    /// null until L, L+1 and the switch TSN are all acknowledged.
     pub total_handover_latency: Component,
+    /// Network-layer disconnection: the `link_down` (or old address's
+    /// `addr_down`) event, else the mobile endpoint's last packet from its
+    /// old address → the `addr_up` event for the new address, else its
+    /// first packet from the new one.
     pub network_disconnection: Component,
+    /// Transport-layer latency: total handover latency − network-layer
+    /// disconnection.
     pub transport_latency: Component,
     /// Transmissions of the ADD-IP request `addip_sent` is timed from
     /// (from its first); null without one.
     pub addip_transmissions: Option<u32>,
+    /// ADDIP sent time: the `addr_up` event for the new address → the
+    /// first transmission of the ASCONF carrying ADD-IP for it; null
+    /// without an `addr_up` event (not inferred).
     pub addip_sent: Component,
     /// Transmissions of the SET-PRIMARY request `setprim_sent` is timed
     /// from (from its first); null without one.
     pub setprim_transmissions: Option<u32>,
+    /// SETPRIM sent time: the ASCONF-ACK that acknowledged the ADD-IP →
+    /// the first transmission of the ASCONF carrying SET-PRIMARY for the
+    /// new address.
     pub setprim_sent: Component,
+    /// Sender sequence recovery time: the ASCONF-ACK for the ADD-IP (a
+    /// mobile data sender) or the SET-PRIMARY ASCONF (otherwise) → the
+    /// switch frame.
     pub sender_recovery: Component,
+    /// Path confirmation time: the last answered HEARTBEAT on the new
+    /// path before the switch → its HEARTBEAT ACK.
     pub path_confirmation: Component,
+    /// The ASCONF exchanges of the segment the switch ends about the
+    /// mobile endpoint's old or new address, one per serial.
     pub asconf: Vec<AsconfExchange>,
+    /// DAR overhead: the chunk bytes of those ASCONFs and ASCONF-ACKs,
+    /// every transmission and every answer.
     pub dar_overhead_bytes: usize,
+    /// The handover window and what it counts.
     pub window: HandoverWindow,
+    /// The failover details when the old path had T3 expiries in its
+    /// segment; `None` otherwise.
     pub failover: Option<Failover>,
+    /// Link availability recognition, for a `return` switch only.
     pub recognition: Option<Recognition>,
 }

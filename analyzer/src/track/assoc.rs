@@ -22,16 +22,18 @@ pub struct LearnedFrom {
 }
 
 impl LearnedFrom {
-    pub fn one(how: AddressSource) -> Self {
+    pub(crate) fn one(how: AddressSource) -> Self {
         LearnedFrom {
             ways: [Some(how), None, None],
         }
     }
 
+    /// Whether the address became known this way.
     pub fn contains(&self, how: &AddressSource) -> bool {
         self.ways.contains(&Some(*how))
     }
 
+    /// The ways the address became known, in the order learned.
     pub fn iter(&self) -> impl Iterator<Item = &AddressSource> {
         self.ways.iter().map_while(Option::as_ref)
     }
@@ -52,10 +54,15 @@ impl Serialize for LearnedFrom {
     }
 }
 
+/// One address of an endpoint: how it became known, whether it was
+/// deleted or confirmed.
 #[derive(Debug, Clone, Serialize)]
 pub struct AddressInfo {
+    /// The address.
     pub address: IpAddr,
+    /// How it became known (INIT / INIT ACK parameters, ASCONF, packets).
     pub learned_from: LearnedFrom,
+    /// The frame it first became known in.
     pub first_frame: u64,
     /// Frame of the ASCONF-ACK that confirmed its deletion.
     pub deleted_frame: Option<u64>,
@@ -101,19 +108,23 @@ impl AddressInfo {
     }
 }
 
+/// One end of an association: its port, tag, addresses and extensions.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Endpoint {
+    /// Its SCTP port.
     pub port: u16,
     /// The tag the peer writes in packets sent to this endpoint (this
     /// endpoint's Initiate Tag).
     pub verification_tag: Option<u32>,
+    /// Its addresses, in the order they became known (deleted ones kept,
+    /// with their `deleted_frame`).
     pub addresses: Vec<AddressInfo>,
     /// Chunk types listed in a Supported Extensions parameter (RFC 5061 §4.2.7).
     pub supported_extensions: Vec<&'static str>,
     /// The destination address this endpoint was asked to use as primary
     /// by an acknowledged SET PRIMARY from the peer.
     pub primary_destination: Option<IpAddr>,
-    /// The last [`AddressInfo::transport_rank`] given.
+    /// The last `AddressInfo::transport_rank` given.
     #[serde(skip)]
     transports_ranked: u32,
 }
@@ -123,7 +134,7 @@ impl Endpoint {
     /// comes back after a deletion). An ASCONF's addition changes no
     /// confirmation state here: whether the peer made a new transport for
     /// the address is the caller's to say ([`Association::renew_transport`]).
-    pub fn learn(&mut self, address: IpAddr, how: AddressSource, frame: u64) -> bool {
+    pub(crate) fn learn(&mut self, address: IpAddr, how: AddressSource, frame: u64) -> bool {
         match self.addresses.iter_mut().find(|a| a.address == address) {
             Some(info) => {
                 let revived = info.deleted_frame.is_some() && how == AddressSource::Asconf;
@@ -185,11 +196,12 @@ impl Endpoint {
             .map(|a| a.address)
     }
 
+    /// Whether `address` is one of its addresses (deleted ones included).
     pub fn has(&self, address: IpAddr) -> bool {
         self.addresses.iter().any(|a| a.address == address)
     }
 
-    pub fn address_mut(&mut self, address: IpAddr) -> Option<&mut AddressInfo> {
+    pub(crate) fn address_mut(&mut self, address: IpAddr) -> Option<&mut AddressInfo> {
         self.addresses.iter_mut().find(|a| a.address == address)
     }
 
@@ -201,9 +213,11 @@ impl Endpoint {
     }
 }
 
+/// How the capture shows an association begin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Start {
+    /// Its INIT was captured.
     Init,
     /// INIT not captured; INIT ACK was.
     InitAck,
@@ -214,11 +228,17 @@ pub enum Start {
 /// A new-DATA segment: a run of new DATA on one path, per direction.
 #[derive(Debug, Clone, Serialize)]
 pub struct DataSegment {
+    /// The path that carried the run.
     pub path: PathId,
+    /// The run's first new DATA.
     pub first_frame: u64,
+    /// That frame's time.
     pub first_time: Timestamp,
+    /// The run's last new DATA so far.
     pub last_frame: u64,
+    /// That frame's time.
     pub last_time: Timestamp,
+    /// New DATA chunks in the run (retransmissions not counted).
     pub new_chunks: u64,
 }
 
@@ -230,6 +250,7 @@ pub const DATA_SEGMENTS_AT_MOST: usize = 200;
 /// Data sent by one endpoint.
 #[derive(Debug, Default)]
 pub struct Direction {
+    /// The endpoint sending the DATA (0 or 1).
     pub sender: EndpointId,
     /// Which path carried new DATA over time: the first segments, then the
     /// current one (at most `DATA_SEGMENTS_AT_MOST` in all).
@@ -397,21 +418,41 @@ pub(crate) struct SentAsconf {
     pub acknowledged: bool,
 }
 
+/// The wire-level association the tracker owns: endpoints, addresses,
+/// verification tags, paths with their state, data directions, and the
+/// outstanding HEARTBEATs and ASCONFs.
 #[derive(Debug, Serialize)]
 pub struct Association {
+    /// Its id: unique and increasing within a capture file.
     pub id: u32,
+    /// How the capture shows it begin.
     pub start: Start,
+    /// Its first packet.
     pub first_frame: u64,
+    /// That packet's time.
     pub first_time: Timestamp,
+    /// Its last packet so far.
     pub last_frame: u64,
+    /// That packet's time.
     pub last_time: Timestamp,
+    /// The COOKIE ACK that established it; `None` when not captured.
     pub established_frame: Option<u64>,
     /// "abort", "shutdown_complete" or "superseded".
     pub end: Option<&'static str>,
+    /// The frame that ended it (the ABORT, SHUTDOWN COMPLETE, or the
+    /// packet of the association that superseded it); `None` while it has
+    /// not ended.
     pub end_frame: Option<u64>,
+    /// Its two endpoints: 0 is the initiator (the INIT's sender, or the
+    /// INIT ACK's receiver; from mid-stream, the first packet's sender),
+    /// 1 its peer.
     pub endpoints: [Endpoint; 2],
+    /// Its paths (source, destination address pairs), indexed by
+    /// [`PathId`] in the order first seen.
     pub paths: Vec<PathState>,
+    /// The DATA each endpoint sent, indexed by sending endpoint.
     pub directions: [Direction; 2],
+    /// SCTP packets of it analysed.
     pub packets: u64,
     /// Chunks of this association that could not be decoded.
     #[serde(skip)]
@@ -431,6 +472,7 @@ pub struct Association {
     /// Keys this association put in the tracker's tag and INIT tables.
     #[serde(skip)]
     pub(crate) tag_keys: Vec<TagKey>,
+    /// Keys this association put in the tracker's INIT table.
     #[serde(skip)]
     pub(crate) init_keys: Vec<TagKey>,
     /// Entries for it in the tracker's deadline heap.
@@ -445,7 +487,7 @@ pub struct Association {
 }
 
 impl Association {
-    pub fn new(id: u32, start: Start, ports: [u16; 2], frame: u64, time: Timestamp) -> Self {
+    pub(crate) fn new(id: u32, start: Start, ports: [u16; 2], frame: u64, time: Timestamp) -> Self {
         let mut endpoints: [Endpoint; 2] = Default::default();
         endpoints[0].port = ports[0];
         endpoints[1].port = ports[1];
@@ -477,10 +519,12 @@ impl Association {
         }
     }
 
+    /// The two endpoints' ports, endpoint 0's first.
     pub fn ports(&self) -> [u16; 2] {
         [self.endpoints[0].port, self.endpoints[1].port]
     }
 
+    /// The path from `src` to `dst`, if it has carried packets.
     pub fn path(&self, src: IpAddr, dst: IpAddr) -> Option<PathId> {
         match &self.path_index {
             Some(index) => index.get(&(src, dst)).copied(),
@@ -594,6 +638,7 @@ impl Association {
         self.path(p.dst, p.src)
     }
 
+    /// Whether `address` is an address of either endpoint.
     pub fn involves(&self, address: IpAddr) -> bool {
         self.endpoints.iter().any(|e| e.has(address))
     }

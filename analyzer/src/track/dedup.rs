@@ -39,6 +39,9 @@ impl Seen {
     }
 }
 
+/// Recognises capture duplicates (docs/metrics.md, "Capture duplicate"):
+/// a packet with the same addresses, length and first 60 bytes of SCTP as
+/// one of the last few seen within the window on another interface.
 pub struct DuplicateDetector {
     window: Nanos,
     /// The recent packets' keys (verification tag, checksum and length),
@@ -54,6 +57,8 @@ pub struct DuplicateDetector {
 }
 
 impl DuplicateDetector {
+    /// A detector that remembers no packet yet; copies count as duplicates
+    /// when they come at most `window` apart (either way).
     pub fn new(window: Nanos) -> Self {
         let nothing = Seen {
             time: Timestamp::default(),

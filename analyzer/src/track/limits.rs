@@ -50,11 +50,15 @@ impl Default for Limits {
 /// How often one cap was hit, and where first.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Hit {
+    /// How many times (packets, addresses, TSNs, events or datagrams, as
+    /// the cap counts) it was hit.
     pub count: u64,
+    /// The frame it was first hit at; `None` when never hit.
     pub first_frame: Option<u64>,
 }
 
 impl Hit {
+    /// Records `count` hits at `frame` (nothing when `count` is 0).
     pub fn record(&mut self, frame: u64, count: u64) {
         if count == 0 {
             return;
@@ -84,6 +88,7 @@ pub struct LimitHits {
 }
 
 impl LimitHits {
+    /// Whether any cap was hit.
     pub fn any(&self) -> bool {
         [
             self.associations,

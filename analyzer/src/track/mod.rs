@@ -39,8 +39,12 @@ use rustc_hash::FxHashMap;
 use std::collections::BinaryHeap;
 use std::net::IpAddr;
 
+/// The tracker's settings: the RTO parameters and thresholds of the
+/// inferred path state, when an association is finished, caps on state.
 #[derive(Debug, Clone, Copy)]
 pub struct TrackConfig {
+    /// RTO.Initial / RTO.Min / RTO.Max and the smoothing of the RTO
+    /// computed from the RTT samples (RFC 9260 §6.3.1).
     pub rto: RtoConfig,
     /// Path.Max.Retrans for the inferred active/inactive state (RFC 9260
     /// §16 default 5).
@@ -87,12 +91,19 @@ impl Default for TrackConfig {
 /// Counters over all associations of a capture.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct TrackCounters {
+    /// Chunks decoded, by chunk type.
     pub chunks: ChunkCounts,
     /// Chunks that could not be decoded (bad length or fields).
     pub malformed_chunks: u64,
+    /// HEARTBEAT ACKs whose info matches no outstanding HEARTBEAT of the
+    /// peer (its request not captured, or already answered).
     pub heartbeat_acks_unmatched: u64,
+    /// ASCONF-ACKs whose serial matches no outstanding ASCONF of the peer.
     pub asconf_acks_unmatched: u64,
+    /// ICMP errors whose quoted SCTP header (ports, verification tag)
+    /// matched a tracked association.
     pub icmp_errors_matched: u64,
+    /// ICMP errors quoting an SCTP header of no tracked association.
     pub icmp_errors_unmatched: u64,
     /// Caps on tracked state that were reached.
     pub limits: limits::LimitHits,
@@ -101,6 +112,7 @@ pub struct TrackCounters {
 /// What the tracker made of one SCTP packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PacketVerdict {
+    /// Every chunk was decoded and applied.
     Analysed,
     /// At least one chunk could not be decoded; the chunks before it were
     /// still applied.
@@ -130,6 +142,7 @@ pub struct Tracker {
     deadlines: BinaryHeap<Deadline>,
     /// Heap entries of associations already retired.
     stale_deadlines: usize,
+    /// Counters over every association of the capture so far.
     pub counters: TrackCounters,
     /// Result buffers lent to the ledger of the SACK at hand.
     ack_buffers: tsn::AckBuffers,
@@ -174,6 +187,7 @@ pub(crate) fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
 }
 
 impl Tracker {
+    /// A tracker with no associations yet.
     pub fn new(config: TrackConfig) -> Self {
         Tracker {
             config,

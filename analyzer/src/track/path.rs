@@ -11,7 +11,9 @@ use std::net::IpAddr;
 /// A chunk counter: paths count in `u32` (saturating; a path would need
 /// 4·10⁹ chunks of one type), files and associations in `u64`.
 pub trait Counter: Copy + Default + Into<u64> {
+    /// Counts one more (a `u32` saturates).
     fn increment(&mut self);
+    /// Adds another counter's count (a `u32` saturates).
     fn add_counter(&mut self, other: Self);
 }
 
@@ -65,22 +67,28 @@ impl<C: Counter> Default for ChunkCounts<C> {
 }
 
 impl<C: Counter> ChunkCounts<C> {
+    /// Counts one chunk of type `t`.
     #[inline]
     pub fn add(&mut self, t: u8) {
         self.0[usize::from(SLOT_OF[usize::from(t)])].increment();
     }
+    /// Chunks of the known type `t`; 0 for a type not in
+    /// [`chunk_type::KNOWN`] (those are counted together: [`Self::unknown`]).
     pub fn get(&self, t: u8) -> u64 {
         chunk_type::KNOWN
             .iter()
             .position(|&k| k == t)
             .map_or(0, |i| self.0[i].into())
     }
+    /// Chunks of every type not in [`chunk_type::KNOWN`].
     pub fn unknown(&self) -> u64 {
         self.0[chunk_type::KNOWN.len()].into()
     }
+    /// Chunks of every type.
     pub fn total(&self) -> u64 {
         self.0.iter().map(|&c| c.into()).sum()
     }
+    /// Adds `other`'s counts, type by type.
     pub fn merge(&mut self, other: &ChunkCounts<C>) {
         for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
             a.add_counter(*b);
@@ -121,7 +129,12 @@ pub enum Transition {
 /// the potentially-failed state is not in use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Thresholds {
+    /// Path.Max.Retrans (RFC 9260 §8.2, `--pmr`): the path is inactive
+    /// when its error count exceeds it.
     pub path_max_retrans: u32,
+    /// The potentially-failed threshold (RFC 7829 PFMR, `--pf-retrans`):
+    /// the path is potentially failed when its error count exceeds it
+    /// while below Path.Max.Retrans; `None` (`--no-pf`): not inferred.
     pub pf_retrans: Option<u32>,
 }
 
@@ -129,13 +142,20 @@ pub struct Thresholds {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum PathStatus {
+    /// Its error count is within the thresholds (or it answered again).
     #[default]
     Active,
+    /// Its error count exceeds the potentially-failed threshold but not
+    /// Path.Max.Retrans (RFC 7829 §4): still active, its sender moves new
+    /// DATA to another active path and keeps probing it.
     PotentiallyFailed,
+    /// Its error count exceeds Path.Max.Retrans (RFC 9260 §8.2).
     Inactive,
 }
 
 impl PathStatus {
+    /// The state's name in the outputs (`active`, `potentially_failed`,
+    /// `inactive`).
     pub fn as_str(self) -> &'static str {
         match self {
             PathStatus::Active => "active",
@@ -149,36 +169,64 @@ impl PathStatus {
 /// (when it was not zero) and the state transition.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Cleared {
+    /// The error count cleared; `None` when it was already zero.
     pub error_count: Option<u32>,
+    /// The transition back to active; `None` when the path was active.
     pub transition: Option<Transition>,
 }
 
+/// One path of an association (docs/metrics.md, "Paths"): its traffic,
+/// heartbeats, RTT samples and RTO, confirmation and inferred state.
 #[derive(Debug, Clone, Serialize)]
 pub struct PathState {
+    /// Its index in the association's paths.
     pub id: PathId,
+    /// The source address.
     pub src: IpAddr,
+    /// The destination address.
     pub dst: IpAddr,
     /// The endpoint that sends on this path.
     pub sender: EndpointId,
+    /// Its first packet.
     pub first_frame: u64,
+    /// That packet's time.
     pub first_time: Timestamp,
+    /// Its last packet so far.
     pub last_frame: u64,
+    /// That packet's time.
     pub last_time: Timestamp,
+    /// SCTP packets sent on it.
     pub packets: u64,
     /// SCTP bytes (common header and chunks) as carried on the wire.
     pub bytes: u64,
+    /// Chunks sent on it, by type.
     pub chunks: PathChunkCounts,
+    /// New DATA chunks sent on it (a TSN's first transmission).
     pub data_new: u64,
+    /// Retransmitted DATA chunks sent on it.
     pub data_retransmitted: u64,
+    /// Of those, retransmissions of TSNs already acknowledged.
     pub data_retransmitted_after_ack: u64,
+    /// HEARTBEATs sent on it.
     pub heartbeats_sent: u64,
+    /// Of those, the ones a HEARTBEAT ACK answered (on whatever path it
+    /// came back).
     pub heartbeats_acked: u64,
+    /// HEARTBEATs marked unanswered: a later HEARTBEAT went out on the path
+    /// with this one still unanswered (an error of the path).
     pub heartbeats_unanswered: u64,
+    /// HB RTT samples: HEARTBEAT → its HEARTBEAT ACK, on the path the
+    /// HEARTBEAT probed.
     pub hb_rtt: RttStats,
+    /// DATA RTT samples: first transmission → the SACK that advanced the
+    /// cumulative TSN ack over it (Karn's rule, RFC 9260 §6.3.1 C5).
     pub data_rtt: RttStats,
+    /// SRTT, RTTVAR and RTO from both kinds of samples (RFC 9260 §6.3.1
+    /// C1–C3).
     pub rto: RtoEstimator,
     /// First HEARTBEAT ACK answering a HEARTBEAT sent on this path.
     pub confirmed_frame: Option<u64>,
+    /// That HEARTBEAT ACK's time; `None` while unconfirmed.
     pub confirmed_time: Option<Timestamp>,
     /// Its destination awaits confirmation (RFC 9260 §5.4; see
     /// [`super::assoc::AddressInfo::unconfirmed`]): errors are counted
@@ -186,6 +234,7 @@ pub struct PathState {
     pub unconfirmed: bool,
     /// Not inactive (a potentially failed path is still active).
     pub active: bool,
+    /// Inferred potentially failed (RFC 7829 §4; still `active`).
     pub potentially_failed: bool,
     /// The error counter as the sender keeps it: it stops at the count
     /// that made the path inactive (see [`PathState::record_error`]).
@@ -199,9 +248,11 @@ pub struct PathState {
     /// PMR, docs/metrics.md).
     #[serde(skip)]
     pub errors_since_clear: u32,
+    /// Times the path became inactive (RFC 9260 §8.2).
     pub inactive_transitions: u32,
     /// Times the path became potentially failed (RFC 7829).
     pub pf_transitions: u32,
+    /// ICMP errors quoting a packet sent on this path.
     pub icmp_errors: u64,
     /// T3 expiries recognised on this path (charged to its error counter
     /// or not), and the first retransmission of the latest.
@@ -215,6 +266,7 @@ pub struct PathState {
     /// or a SACK for DATA last sent here, which also restarts the T3 timer).
     #[serde(skip)]
     last_clear: Option<Timestamp>,
+    /// The clear before `last_clear`.
     #[serde(skip)]
     previous_clear: Option<Timestamp>,
 }
@@ -224,6 +276,8 @@ pub struct PathState {
 const T3_SLACK: Nanos = Nanos(15_000_000);
 
 impl PathState {
+    /// A path first seen at `frame`, with no traffic counted yet and the
+    /// RTO at RTO.Initial.
     pub fn new(
         id: PathId,
         src: IpAddr,

@@ -58,10 +58,17 @@ impl IndexMut<AssocId> for Alive {
 /// every association is retired.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Footprint {
+    /// Alive associations.
     pub associations: usize,
+    /// Entries of the verification-tag table.
     pub tags: usize,
+    /// Entries of the INIT table (INITs folded into one association).
     pub inits: usize,
+    /// Open associations listed by port pair and address, summed over the
+    /// addresses.
     pub open_addresses: usize,
+    /// Open associations listed as having a verification tag still
+    /// unknown.
     pub half_known: usize,
     /// Heap entries of alive associations (entries left by retired ones
     /// are purged once they outnumber these).

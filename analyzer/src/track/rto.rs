@@ -11,8 +11,12 @@ const BETA_DIV: i64 = 4;
 /// 60 s max). Linux defaults are 3 s / 200 ms / 60 s.
 #[derive(Debug, Clone, Copy)]
 pub struct RtoConfig {
+    /// RTO.Initial: the RTO before the first RTT sample.
     pub initial: Nanos,
+    /// RTO.Min (`--rto-min-ms`): the RTO is never below it.
     pub min: Nanos,
+    /// RTO.Max (`--rto-max-ms`): the RTO is never above it (it wins over a
+    /// larger RTO.Min).
     pub max: Nanos,
 }
 
@@ -29,11 +33,15 @@ impl Default for RtoConfig {
 /// Running summary of RTT samples; constant size however many samples.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct RttStats {
+    /// RTT samples taken.
     pub samples: u64,
+    /// The smallest sample; `None` without samples (milliseconds in JSON).
     #[serde(serialize_with = "ms_opt")]
     pub min: Option<Nanos>,
+    /// The largest sample; `None` without samples.
     #[serde(serialize_with = "ms_opt")]
     pub max: Option<Nanos>,
+    /// The latest sample; `None` without samples.
     #[serde(serialize_with = "ms_opt")]
     pub last: Option<Nanos>,
     #[serde(skip)]
@@ -41,6 +49,7 @@ pub struct RttStats {
 }
 
 impl RttStats {
+    /// Takes one RTT sample.
     pub fn add(&mut self, rtt: Nanos) {
         self.samples += 1;
         self.sum += i128::from(rtt.0);
@@ -48,6 +57,7 @@ impl RttStats {
         self.max = Some(self.max.map_or(rtt, |m| m.max(rtt)));
         self.last = Some(rtt);
     }
+    /// The mean of the samples; `None` without samples.
     pub fn mean(&self) -> Option<Nanos> {
         (self.samples > 0).then(|| Nanos((self.sum / i128::from(self.samples)) as i64))
     }
@@ -56,10 +66,15 @@ impl RttStats {
 /// SRTT / RTTVAR / RTO as RFC 9260 §6.3.1 rules C1–C3 compute them.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct RtoEstimator {
+    /// SRTT, the smoothed RTT; `None` before the first sample
+    /// (milliseconds in JSON).
     #[serde(serialize_with = "ms_opt")]
     pub srtt: Option<Nanos>,
+    /// RTTVAR, the RTT variation; `None` before the first sample.
     #[serde(serialize_with = "ms_opt")]
     pub rttvar: Option<Nanos>,
+    /// The RTO: SRTT + 4·RTTVAR clamped to [RTO.Min, RTO.Max]; RTO.Initial
+    /// before the first sample.
     #[serde(serialize_with = "ms")]
     pub rto: Nanos,
     #[serde(skip)]
@@ -67,6 +82,7 @@ pub struct RtoEstimator {
 }
 
 impl RtoEstimator {
+    /// An estimator with no sample yet: the RTO is RTO.Initial.
     pub fn new(config: RtoConfig) -> Self {
         RtoEstimator {
             srtt: None,
@@ -76,6 +92,8 @@ impl RtoEstimator {
         }
     }
 
+    /// Takes one RTT sample `r` (rules C1 for the first, C2 after, then
+    /// the clamp of C6/C7); a negative sample counts as zero.
     pub fn update(&mut self, r: Nanos) {
         let r = Nanos(r.0.max(0));
         let (srtt, rttvar) = match (self.srtt, self.rttvar) {

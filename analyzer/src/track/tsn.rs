@@ -22,6 +22,8 @@ pub fn serial_gt(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) > 0
 }
 
+/// `a <= b` in 32-bit serial number arithmetic (RFC 1982, RFC 9260 §1.6):
+/// not [`serial_gt`]`(a, b)`.
 pub fn serial_le(a: u32, b: u32) -> bool {
     !serial_gt(a, b)
 }
@@ -217,14 +219,22 @@ impl Cacc {
 /// How a DATA chunk was classified (docs/metrics.md, "New DATA" and
 /// "Retransmission").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DataClass {
+pub(crate) enum DataClass {
+    /// A TSN's first transmission.
     New,
+    /// A TSN sent before, or below the highest TSN and never captured.
     Retransmission {
+        /// The TSN's last transmission; `None` when it was never captured.
         previous_frame: Option<u64>,
         /// When the TSN was last sent (on `previous_path`).
         previous_time: Option<Timestamp>,
+        /// The path the TSN was last sent on; `None` when never captured.
         previous_path: Option<PathId>,
+        /// The TSN was already acknowledged (cumulatively or by a gap
+        /// block).
         already_acked: bool,
+        /// A fast retransmission (RFC 9260 §7.2.4: the TSN had its miss
+        /// indications) rather than a timeout-driven one.
         fast: bool,
     },
 }
@@ -232,25 +242,38 @@ pub enum DataClass {
 /// Counters for one data direction, reported as they are.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct DirectionCounters {
+    /// DATA chunks sent, new and retransmitted.
     pub data_chunks: u64,
+    /// New DATA chunks (a TSN's first transmission).
     pub new_chunks: u64,
+    /// Retransmitted DATA chunks.
     pub retransmitted_chunks: u64,
+    /// Of those, retransmissions of TSNs already acknowledged.
     pub retransmitted_after_ack: u64,
+    /// Of those, fast retransmissions (RFC 9260 §7.2.4).
     pub fast_retransmissions: u64,
     /// Below the highest TSN but never captured before (capture loss or
     /// reordering): counted among the retransmissions.
     pub first_seen_below_highest: u64,
+    /// User data bytes of every DATA chunk, retransmissions included.
     pub user_data_bytes: u64,
+    /// SACKs (and SHUTDOWNs, for their cumulative TSN ack) from the
+    /// receiver, stale ones included.
     pub sacks: u64,
     /// SACKs (and SHUTDOWNs) whose cumulative TSN ack was below the one
     /// already seen: reordered or stale, discarded as Linux discards them
     /// (net/sctp/sm_statefuns.c, sctp_sf_eat_sack_6_2; RFC 9260 §6.2.1
     /// has the sender drop them too). Counted among `sacks`.
     pub stale_sacks: u64,
+    /// Gap Ack Blocks in those SACKs (stale ones not counted).
     pub gap_blocks: u64,
+    /// Duplicate TSNs those SACKs reported.
     pub dup_tsns_reported: u64,
+    /// FORWARD TSN chunks (RFC 3758) the sender sent.
     pub forward_tsns: u64,
+    /// The highest TSN sent (serial arithmetic); `None` before any DATA.
     pub highest_tsn: Option<u32>,
+    /// The latest cumulative TSN ack seen; `None` before any SACK.
     pub cumulative_tsn_ack: Option<u32>,
 }
 
@@ -277,18 +300,26 @@ impl DirectionCounters {
 /// A TSN newly acknowledged by a SACK, with its effective (last)
 /// transmission.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AckedTsn {
+pub(crate) struct AckedTsn {
+    /// The TSN.
     pub tsn: u32,
+    /// Its effective transmission: the last before the acknowledging SACK.
     pub last_frame: u64,
+    /// That transmission's time.
     pub last_time: Timestamp,
+    /// The path it was last sent on.
     pub path: PathId,
 }
 
 /// A Karn-valid RTT sample: the DATA was sent once and acknowledged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RttSample {
+pub(crate) struct RttSample {
+    /// The path the DATA was sent on.
     pub path: PathId,
+    /// The TSN sampled: the highest the SACK newly acknowledged
+    /// cumulatively.
     pub tsn: u32,
+    /// SACK time − the TSN's one transmission.
     pub rtt: Nanos,
 }
 
@@ -299,8 +330,12 @@ pub(crate) struct AckBuffers {
     acked: Vec<AckedTsn>,
 }
 
+/// A data direction's TSNs in a bounded window: their transmissions,
+/// acknowledgements and miss indications, classifying DATA and applying
+/// SACKs as Linux's sctp_outq does.
 #[derive(Debug, Default)]
-pub struct TsnLedger {
+pub(crate) struct TsnLedger {
+    /// The direction's counters.
     pub counters: DirectionCounters,
     /// TSN of `window[0]`.
     base: u32,
@@ -751,6 +786,8 @@ impl TsnLedger {
             .map(|i| u32::from(self.window[i].transmissions))
     }
 
+    /// Classifies one DATA chunk of `tsn` sent on `path` and records the
+    /// transmission.
     pub fn on_data(
         &mut self,
         tsn: u32,
@@ -956,7 +993,7 @@ impl TsnLedger {
     /// the highest TSN this SACK newly acknowledged; in fast recovery, when
     /// the cumulative ack advances, below the SACK's highest TSN), none for
     /// a TSN fast retransmitted before, and the SFR-CACC rules while a
-    /// changeover of the primary is active (see [`Self::set_primary`]).
+    /// changeover of the primary is active (see `Self::set_primary`).
     // Inlined into the tracker's SACK handling, as before it grew: the
     // common SACK (no gap block) then costs what it did.
     #[inline]
@@ -1351,6 +1388,7 @@ impl TsnLedger {
         &self.newly_acked
     }
 
+    /// Counts a SACK and the duplicate TSNs it reports.
     pub fn on_sack_counters(&mut self, dup_tsns: u64) {
         self.counters.sacks += 1;
         self.counters.dup_tsns_reported += dup_tsns;
