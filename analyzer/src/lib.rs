@@ -14,6 +14,8 @@
 //! categories ([`analysis::Accounting::categories`]) and the analysis
 //! settings of the front ends ([`settings::Settings`]).
 
+#![warn(missing_docs)]
+
 pub mod analysis;
 mod by_id;
 pub mod capture;
