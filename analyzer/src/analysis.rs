@@ -2,8 +2,6 @@
 //! check → tracker, with accounting that puts every frame in exactly one
 //! category.
 
-#![warn(missing_docs)]
-
 use crate::capture::{self, CaptureError, CaptureFormat};
 use crate::decode::{DecodeOptions, Decoded, Decoder};
 use crate::events::{AssocId, Event, EventSink};

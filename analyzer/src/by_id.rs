@@ -8,8 +8,6 @@
 //! slots reused after removal, so memory follows the most associations
 //! alive at once, not all those seen.
 
-#![warn(missing_docs)]
-
 use crate::events::AssocId;
 use rustc_hash::FxHashMap;
 

@@ -4,8 +4,6 @@
 //! associations alive, the default first allocation of four or eight slots
 //! is most of their memory.
 
-#![warn(missing_docs)]
-
 use std::collections::VecDeque;
 
 /// Length up to which the collections grow one slot at a time.

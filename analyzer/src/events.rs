@@ -2,8 +2,6 @@
 //! each carrying the frame number and absolute time so a user can jump to
 //! it in Wireshark. Metrics and outputs consume these; nothing flows back.
 
-#![warn(missing_docs)]
-
 use crate::time::Timestamp;
 use crate::wire::sctp_param::AsconfOp;
 use serde::Serialize;

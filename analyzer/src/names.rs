@@ -3,8 +3,6 @@
 //! summary, report, watch, the Wireshark plugins), and the parser of those
 //! names for the front ends that take them as options.
 
-#![warn(missing_docs)]
-
 /// A name that is not one of an enum's (the enums `output_names!` defines
 /// names for), as a front end's option gave it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

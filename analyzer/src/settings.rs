@@ -6,8 +6,6 @@
 //! ([`option`], [`OPTIONS`]): the command line's help and the Python
 //! package's `ANALYSIS_OPTIONS` render it.
 
-#![warn(missing_docs)]
-
 use crate::analysis::AnalysisOptions;
 use crate::handover::{anchors, CapturePoint};
 use crate::time::Nanos;

@@ -1,8 +1,6 @@
 //! Capture timestamps and signed durations, both in integer nanoseconds so
 //! that nanosecond pcaps lose nothing and arithmetic is exact.
 
-#![warn(missing_docs)]
-
 use std::fmt;
 
 /// An absolute capture time: nanoseconds since the Unix epoch.

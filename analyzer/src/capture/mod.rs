@@ -3,8 +3,6 @@
 //! compressed. Streams the file through one reusable buffer and hands each
 //! frame to a callback as a borrowed slice: no allocation per packet.
 
-#![warn(missing_docs)]
-
 mod modified_pcap;
 mod reader;
 

@@ -8,8 +8,6 @@
 //! classic format, which the pcap reader then reads (the extra fields are
 //! not used).
 
-#![warn(missing_docs)]
-
 use std::io::{self, Read};
 
 /// The modified format's magic as it appears in little- and big-endian

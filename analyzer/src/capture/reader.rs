@@ -1,5 +1,3 @@
-#![warn(missing_docs)]
-
 use super::modified_pcap::{self, ModifiedPcap};
 use super::{CaptureError, Frame};
 use crate::time::{Timestamp, NANOS_PER_SEC};

@@ -3,8 +3,6 @@
 //! (RFC 6951) and ICMP errors that quote SCTP. Every frame ends in exactly
 //! one [`Decoded`] outcome, which is what the accounting counts.
 
-#![warn(missing_docs)]
-
 mod reassembly;
 
 use crate::capture::{link_type, Frame};

@@ -3,8 +3,6 @@
 //! (default [`MAX_PENDING`]), each dropped [`TIMEOUT`] after its first
 //! fragment (capture time).
 
-#![warn(missing_docs)]
-
 use crate::time::{Nanos, Timestamp};
 use std::net::IpAddr;
 

@@ -9,8 +9,6 @@
 //! settled handovers and events come earlier, in parts
 //! ([`crate::analysis::AssociationPart`]), before its `association` line.
 
-#![warn(missing_docs)]
-
 use crate::analysis::{AssociationPart, AssociationReport, FileReport, ReportSink};
 use serde::Serialize;
 use std::fmt::Display;

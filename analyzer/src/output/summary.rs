@@ -7,8 +7,6 @@
 //! writes the file header and totals, the associations shown in id order,
 //! the handover table, and how many associations were left out.
 
-#![warn(missing_docs)]
-
 use crate::analysis::{AssociationPart, AssociationReport, FileAnalysis, FileReport, ReportSink};
 use crate::events::{AddressSource, AssocId, EndpointId, Event, EventKind};
 use crate::handover::{ComponentDescriptor, Handover, SwitchClass, COMPONENTS};

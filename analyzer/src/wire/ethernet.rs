@@ -1,7 +1,5 @@
 //! Ethernet II frames with any number of 802.1Q / 802.1ad VLAN tags.
 
-#![warn(missing_docs)]
-
 use super::{be16, ethertype, Error, Result};
 
 mod field {

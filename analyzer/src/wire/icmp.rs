@@ -1,8 +1,6 @@
 //! ICMP (RFC 792) and ICMPv6 (RFC 4443) error messages, which quote the
 //! start of the datagram that caused them.
 
-#![warn(missing_docs)]
-
 use super::{Error, Result};
 
 mod field {

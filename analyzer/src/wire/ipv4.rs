@@ -1,7 +1,5 @@
 //! IPv4 header (RFC 791), options skipped via IHL.
 
-#![warn(missing_docs)]
-
 use super::{be16, Error, Result};
 use std::net::Ipv4Addr;
 

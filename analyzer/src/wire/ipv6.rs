@@ -1,7 +1,5 @@
 //! IPv6 header (RFC 8200) and its extension-header chain.
 
-#![warn(missing_docs)]
-
 use super::{be16, be32, Error, Result};
 use std::net::Ipv6Addr;
 

@@ -1,8 +1,6 @@
 //! Linux "cooked" capture headers: SLL (DLT_LINUX_SLL, 113) and SLL2
 //! (DLT_LINUX_SLL2, 276), written by `tcpdump -i any`.
 
-#![warn(missing_docs)]
-
 use super::{be16, be32, Error, Result};
 
 /// SLL v1 header (16 bytes): packet type, ARPHRD type, address length,

@@ -5,8 +5,6 @@
 //! truncated input, a `field` module of byte ranges, one accessor per field,
 //! and, where a decoded meaning is useful, a plain `Repr`.
 
-#![warn(missing_docs)]
-
 pub mod ethernet;
 pub mod icmp;
 pub mod ipv4;

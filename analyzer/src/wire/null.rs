@@ -1,8 +1,6 @@
 //! BSD loopback encapsulation (DLT_NULL 0 in host byte order, DLT_LOOP 108
 //! in network byte order): a 4-byte address family before the IP packet.
 
-#![warn(missing_docs)]
-
 use super::{be32, le32, Error, Result};
 
 mod field {

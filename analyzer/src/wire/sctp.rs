@@ -1,8 +1,6 @@
 //! SCTP common header (RFC 9260 §3.1), the chunk list, and the CRC32c
 //! checksum (RFC 9260 Appendix A).
 
-#![warn(missing_docs)]
-
 use super::sctp_chunk::Chunk;
 use super::{be16, be32, Error, Result};
 

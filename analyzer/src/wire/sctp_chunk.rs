@@ -1,8 +1,6 @@
 //! SCTP chunks: the generic chunk header (RFC 9260 §3.2) and typed views
 //! for the chunks whose contents the tracker reads.
 
-#![warn(missing_docs)]
-
 use super::sctp_param::{param_type, Param, Params};
 use super::{be16, be32, pad4, Error, Result};
 

@@ -2,8 +2,6 @@
 //! address parameters, heartbeat info, and the ASCONF request/response
 //! parameters of RFC 5061 §4.2.
 
-#![warn(missing_docs)]
-
 use super::{be16, be32, pad4, Error, Result};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 

@@ -9,8 +9,6 @@
 //! `serial_lt(a + 2³¹, a)` both hold). A capture never compares numbers
 //! that far apart: a sender may have at most 2³¹ − 1 TSNs outstanding.
 
-#![warn(missing_docs)]
-
 /// `a` is before `b`.
 pub fn serial_lt(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) < 0

@@ -1,7 +1,5 @@
 //! UDP header (RFC 768), used for SCTP-over-UDP encapsulation (RFC 6951).
 
-#![warn(missing_docs)]
-
 use super::{be16, Error, Result};
 
 mod field {
