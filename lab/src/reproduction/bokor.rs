@@ -1246,13 +1246,7 @@ fn without_return(data: &Data, sweep: &str, with_return: &[Run]) -> Vec<(String,
     let mut last: std::collections::BTreeMap<String, (usize, String, String, String)> =
         std::collections::BTreeMap::new();
     for i in h.of_sweep(sweep) {
-        if h.text("capture_side", i).as_deref() != Some("cn") || h.num("sender", i) != Some(1.0) {
-            continue;
-        }
-        let Some(run) = h
-            .text("source", i)
-            .and_then(|s| super::rows::run_of(&s, sweep))
-        else {
+        let Some(run) = super::runs::correspondent_switch_run(data, i, sweep) else {
             continue;
         };
         if have.contains(run.as_str()) {

@@ -44,24 +44,30 @@ fn params(dir: &std::path::Path) -> Option<(f64, f64, f64, f64, f64, f64)> {
     ))
 }
 
+/// The run (directory below the sweep) of row `i` of the handovers table
+/// when it is a switch of the correspondent's DATA (endpoint 1) in the
+/// correspondent's capture; None for any other row.
+pub fn correspondent_switch_run(data: &Data, i: usize, sweep: &str) -> Option<String> {
+    let h = &data.handovers;
+    if h.text("capture_side", i).as_deref() != Some("cn") || h.num("sender", i) != Some(1.0) {
+        return None;
+    }
+    h.text("source", i)
+        .and_then(|s| super::rows::run_of(&s, sweep))
+}
+
 pub fn runs(data: &Data, sweep: &str, class: &str) -> Vec<Run> {
     let h = &data.handovers;
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for i in h.of_sweep(sweep) {
-        if h.text("capture_side", i).as_deref() != Some("cn")
-            || h.num("sender", i) != Some(1.0)
-            || h.text("class", i).as_deref() != Some(class)
-        {
+        if h.text("class", i).as_deref() != Some(class) {
             continue;
         }
-        let Some(dir) = data.run_dir(h, i, sweep) else {
+        let Some(run) = correspondent_switch_run(data, i, sweep) else {
             continue;
         };
-        let Some(run) = h
-            .text("source", i)
-            .and_then(|s| super::rows::run_of(&s, sweep))
-        else {
+        let Some(dir) = data.run_dir(h, i, sweep) else {
             continue;
         };
         if !seen.insert(run.clone()) {
