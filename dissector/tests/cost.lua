@@ -4,33 +4,15 @@
 -- (another core: SCTPHO_CORE_DIR=/that/dir lua5.4 tests/cost.lua)
 package.path = (os.getenv("SCTPHO_CORE_DIR") or ".") .. "/?.lua;./?.lua;" .. package.path
 local Core = require("sctpho_core")
+local B = require("tests.bytes")
+local be32, be16, chunk, data, sack_gaps, init, ap, ack, pkt = B.be32, B.be16, B.chunk, B.data, B.sack_gaps, B.init, B.ap, B.ack, B.pkt
 
-local function be32(v)
-  return string.char(math.floor(v / 16777216) % 256, math.floor(v / 65536) % 256, math.floor(v / 256) % 256, v % 256)
-end
-local function be16(v) return string.char(math.floor(v / 256) % 256, v % 256) end
-local function chunk(kind, value)
-  local len = 4 + #value
-  local c = string.char(kind, kind == 0 and 3 or 0, math.floor(len / 256), len % 256) .. value
-  while #c % 4 ~= 0 do c = c .. "\0" end
-  return c
-end
-local function data(tsn) return chunk(0, be32(tsn) .. "\0\0\0\0\0\0\0\0data") end
-local function sack_gaps(cum, gaps)
-  local g = {}
-  for _, x in ipairs(gaps) do g[#g + 1] = be16(x[1]) .. be16(x[2]) end
-  return chunk(3, be32(cum) .. "\0\1\0\0" .. be16(#gaps) .. "\0\0" .. table.concat(g))
-end
-local function init(kind, tag, tsn) return chunk(kind, be32(tag) .. "\0\1\0\0\0\10\0\10" .. be32(tsn)) end
-local function ap(a) return "\0\5\0\8" .. a end
 -- An ASCONF of (request type, address) pairs, correlation ids 1, 2, ...
 local function asconf(serial, lookup, requests)
   local v = { be32(serial), ap(lookup) }
   for i, r in ipairs(requests) do v[#v + 1] = r[1] .. "\0\16" .. be32(i) .. ap(r[2]) end
   return chunk(0xc1, table.concat(v))
 end
-local function ack(serial) return chunk(0x80, be32(serial)) end
-local function pkt(vtag, ...) return "\19\136\19\136" .. be32(vtag) .. "\0\0\0\0" .. table.concat({ ... }) end
 local ADD, DEL, SETPRIM = "\192\1", "\192\2", "\192\4"
 local FS, OLD, NEW = "\192\168\0\100", "\192\168\0\101", "\192\168\0\102"
 local TMT, TFS = 0x11111111, 0x22222222
