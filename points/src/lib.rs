@@ -260,9 +260,9 @@ impl PairHandler for Calibrator {
     fn unmatched(&mut self, _packet: Stamped) {}
 }
 
-fn start(inputs: &[PointInput]) -> [Source; 2] {
-    let (rx_a, _) = spawn_reader(0, &inputs[0].path);
-    let (rx_b, _) = spawn_reader(1, &inputs[1].path);
+fn start(inputs: &[PointInput], with_reasons: bool) -> [Source; 2] {
+    let (rx_a, _) = spawn_reader(0, &inputs[0].path, with_reasons);
+    let (rx_b, _) = spawn_reader(1, &inputs[1].path, with_reasons);
     [
         Source::new(rx_a, &inputs[0].path),
         Source::new(rx_b, &inputs[1].path),
@@ -283,7 +283,8 @@ pub fn analyze_points(
     let names = (inputs[0].name.clone(), inputs[1].name.clone());
 
     // Pass 1: calibration.
-    let mut sources = start(inputs);
+    // The calibration needs no retransmission reasons.
+    let mut sources = start(inputs, false);
     let pa: Vec<Observation> = sources[0]
         .read_prefix(PREFIX_PACKETS)
         .iter()
@@ -352,7 +353,7 @@ pub fn analyze_points(
         floors,
         sink,
     );
-    let mut merged = Merged::new(start(inputs), clock);
+    let mut merged = Merged::new(start(inputs, true), clock);
     let mut matcher = Matcher::new(options.window_ns);
     matcher.run(&mut merged, &mut reporter);
     let [a, b] = merged.sources;

@@ -278,12 +278,19 @@ pub enum Message {
 }
 
 /// Reads one capture on its own thread; observations arrive in capture
-/// order on the returned channel, then one `End`.
-pub fn spawn_reader(point: usize, path: &Path) -> (Receiver<Message>, JoinHandle<()>) {
+/// order on the returned channel, then one `End`. With `with_reasons`, each
+/// carries its retransmissions' reasons ([`read_capture`]).
+pub fn spawn_reader(
+    point: usize,
+    path: &Path,
+    with_reasons: bool,
+) -> (Receiver<Message>, JoinHandle<()>) {
     let (tx, rx) = sync_channel(CHANNEL_DEPTH);
     let path = path.to_owned();
     let handle = std::thread::spawn(move || {
-        let result = read_capture(point, &path, |obs| tx.send(Message::Packet(obs)).is_ok());
+        let result = read_capture(point, &path, with_reasons, |obs| {
+            tx.send(Message::Packet(obs)).is_ok()
+        });
         // The merge may have stopped listening (an error elsewhere): then
         // nobody needs the end either.
         let _ = tx.send(Message::End(result));
@@ -294,9 +301,13 @@ pub fn spawn_reader(point: usize, path: &Path) -> (Receiver<Message>, JoinHandle
 /// Streams a capture's SCTP packets as observations. `deliver` returns
 /// false when nobody listens any more; the rest of the file is then
 /// skipped (the capture reader has no early exit, so it still reads on).
+/// `with_reasons`: also run the analyzer over the frames for the reasons of
+/// the retransmissions (the pass that reports them needs them, the clock's
+/// calibration does not).
 pub fn read_capture(
     point: usize,
     path: &Path,
+    with_reasons: bool,
     mut deliver: impl FnMut(Observation) -> bool,
 ) -> Result<ReadOutcome, CaptureError> {
     let mut reader = capture::open(path)?;
@@ -308,7 +319,7 @@ pub fn read_capture(
     // The analyzer's own pass over the same frames says why each
     // retransmission was sent (its tracker's inference at this point);
     // like the pairing, it holds the associations alive, not the packets.
-    let mut analyzer = FrameAnalyzer::new(&analysis_options);
+    let mut analyzer = with_reasons.then(|| FrameAnalyzer::new(&analysis_options));
     let mut reasons = RetransmissionReasons::default();
     let mut listening = true;
     reader.for_each_frame(|frame| {
@@ -316,7 +327,9 @@ pub fn read_capture(
             return;
         }
         reasons.0.clear();
-        analyzer.frame(&frame, &mut reasons);
+        if let Some(analyzer) = analyzer.as_mut() {
+            analyzer.frame(&frame, &mut reasons);
+        }
         if let Decoded::Sctp(dg) = decoder.decode(&frame) {
             if duplicates.is_duplicate(&dg, frame.timestamp) {
                 return;
