@@ -1145,20 +1145,14 @@ fn recognition(data: &Data) -> anyhow::Result<Section> {
             }
             for (run, _, _) in &left_out {
                 let dir = data.runs.join(run);
-                let Some(sc) = std::fs::read_to_string(dir.join("scenario.toml"))
-                    .ok()
-                    .and_then(|t| sctp_handover_harness_formats::Scenario::from_toml(&t).ok())
-                else {
+                let Some((rto_min, _, _, hb_interval, _, _)) = super::runs::params(&dir) else {
                     continue;
                 };
-                if i64::from(sc.sctp.rto_min_ms) != rto {
+                if rto_min.round() as i64 != rto {
                     continue;
                 }
                 if let Some(v) = super::truth::read(&dir).ok().and_then(|t| t.available_ms) {
-                    by_hb
-                        .entry(i64::from(sc.sctp.hb_interval_ms))
-                        .or_default()
-                        .push(v);
+                    by_hb.entry(hb_interval.round() as i64).or_default().push(v);
                 }
             }
             by_hb

@@ -31,7 +31,7 @@ pub struct Run {
 /// (the swept ones are also columns, the others are the scenario's):
 /// RTO.Min, RTO.Max, Path.Max.Retrans, HB.Interval, the last MN
 /// interface's one-way delay and the message interval.
-fn params(dir: &std::path::Path) -> Option<(f64, f64, f64, f64, f64, f64)> {
+pub(super) fn params(dir: &std::path::Path) -> Option<(f64, f64, f64, f64, f64, f64)> {
     let text = std::fs::read_to_string(dir.join("scenario.toml")).ok()?;
     let s = Scenario::from_toml(&text).ok()?;
     Some((
