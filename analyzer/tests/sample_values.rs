@@ -268,3 +268,49 @@ fn bokor_failover_correspondent_capture() {
     let segments: Vec<u16> = dir.new_data_paths.iter().map(|s| s.path).collect();
     assert_eq!(segments, vec![to_primary, to_alternate]);
 }
+
+/// Unanswered ASCONFs are the tracker's: requests by sender and serial no
+/// ASCONF-ACK in the capture answered, a copy counted with its request.
+/// koh-kim-1-ack-lost's correspondent capture (tshark): ASCONF 55 answered
+/// by 56, the copy 65 (same serial, the answer was lost before the mobile
+/// node) answered again by 66, then ASCONFs 109 and 131 answered by 110
+/// and 132. The summary shows the same count.
+#[test]
+fn unanswered_asconfs_with_answers_left_out() {
+    let dir = common::tempdir("unanswered-asconfs");
+    let src = common::sample("koh-kim-1-ack-lost", "cn");
+    for (drop, unanswered) in [
+        (&[][..], 0),
+        // The copy's answer missing: its request was answered before it.
+        (&[66][..], 0),
+        // The first answer missing: the copy's answer answers the request.
+        (&[56][..], 0),
+        (&[56, 66][..], 1),
+        (&[56, 66, 110, 132][..], 3),
+        (&[110][..], 1),
+    ] {
+        let path = dir.join(format!("without-{drop:?}.pcap"));
+        common::write_without(&path, &src, drop);
+        let a = analyze_file(&path, &AnalysisOptions::default()).expect("analysable");
+        assert_eq!(a.associations.len(), 1);
+        assert_eq!(
+            a.associations[0].unanswered_asconfs(),
+            unanswered,
+            "without frames {drop:?}"
+        );
+        let mut summary = Vec::new();
+        sctp_handover::output::summary::write(&mut summary, &a).expect("summary");
+        let summary = String::from_utf8(summary).expect("utf-8");
+        let anomalies = summary
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("anomalies: "))
+            .unwrap_or("");
+        let said = match unanswered {
+            0 => "",
+            1 => "1 unanswered ASCONF",
+            3 => "3 unanswered ASCONFs",
+            n => unreachable!("no case with {n}"),
+        };
+        assert_eq!(anomalies, said, "without frames {drop:?}: {summary}");
+    }
+}

@@ -8,13 +8,12 @@
 //! the handover table, and how many associations were left out.
 
 use crate::analysis::{AssociationPart, AssociationReport, FileAnalysis, FileReport, ReportSink};
-use crate::events::{AddressSource, AssocId, EndpointId, Event, EventKind};
+use crate::events::{AddressSource, AssocId, Event, EventKind};
 use crate::handover::{ComponentDescriptor, Handover, SwitchClass, COMPONENTS};
 use crate::time::{Nanos, Timestamp};
 use crate::track::assoc::{Association, Start};
 use crate::track::rto::RttStats;
-use rustc_hash::{FxHashMap, FxHashSet};
-use std::collections::VecDeque;
+use rustc_hash::FxHashMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -48,21 +47,21 @@ fn rel(t: Timestamp, origin: Option<Timestamp>) -> String {
 struct Anomalies {
     /// Paths inferred inactive (Path.Max.Retrans exceeded) at least once.
     inactive_paths: usize,
-    /// ASCONFs (by serial and sender) never matched by an ASCONF-ACK.
-    unanswered_asconfs: usize,
+    /// ASCONFs (by serial and sender) no ASCONF-ACK answered.
+    unanswered_asconfs: u64,
     malformed_chunks: u64,
     aborted: bool,
 }
 
 impl Anomalies {
-    fn of(a: &Association, g: &Gathered) -> Self {
+    fn of(a: &Association) -> Self {
         Anomalies {
             inactive_paths: a
                 .paths
                 .iter()
                 .filter(|p| p.inactive_transitions > 0)
                 .count(),
-            unanswered_asconfs: g.unanswered.len(),
+            unanswered_asconfs: a.unanswered_asconfs(),
             malformed_chunks: a.malformed_chunks,
             aborted: a.end == Some("abort"),
         }
@@ -74,9 +73,9 @@ impl Anomalies {
 
     fn describe(&self) -> String {
         let mut parts = Vec::new();
-        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let plural = |n: u64| if n == 1 { "" } else { "s" };
         if self.inactive_paths > 0 {
-            let n = self.inactive_paths;
+            let n = self.inactive_paths as u64;
             parts.push(format!("{n} path{} inferred inactive", plural(n)));
         }
         if self.unanswered_asconfs > 0 {
@@ -101,20 +100,10 @@ const SHOWN_AT_MOST: usize = 100;
 /// stays bounded.
 const LINES_AT_MOST: usize = 200;
 
-/// Answered ASCONF serials remembered per association: a request is
-/// retransmitted, or handed on after its answer, within a few exchanges.
-const RECENT_ANSWERS: usize = 64;
-
 /// What the summary knows of an association from the parts handed on
 /// before it finished ([`ReportSink::part`]), then from its report.
 #[derive(Default)]
 struct Gathered {
-    /// ASCONFs by (sender, serial) no ASCONF-ACK has answered yet, and the
-    /// serials of the latest answers (a request handed on after its answer,
-    /// or retransmitted after it, is answered): both stay small however
-    /// long the association.
-    unanswered: FxHashSet<(EndpointId, u32)>,
-    recent_answers: VecDeque<u32>,
     switches: usize,
     failovers: usize,
     /// Rendered event lines by frame (the first `LINES_AT_MOST`), and how
@@ -128,34 +117,7 @@ struct Gathered {
 
 impl Gathered {
     /// Counts what decides whether the association is shown.
-    fn count<'e, 'h>(
-        &mut self,
-        events: impl Iterator<Item = &'e Event>,
-        handovers: impl Iterator<Item = &'h Handover>,
-    ) {
-        for e in events {
-            match &e.kind {
-                EventKind::Asconf { sender, serial, .. }
-                    if !self.recent_answers.contains(serial) =>
-                {
-                    self.unanswered.insert((*sender, *serial));
-                }
-                EventKind::AsconfAck {
-                    serial,
-                    request_frame: Some(_),
-                    ..
-                } => {
-                    // Answered by serial, from either endpoint (0 or 1).
-                    self.unanswered.remove(&(0, *serial));
-                    self.unanswered.remove(&(1, *serial));
-                    if self.recent_answers.len() == RECENT_ANSWERS {
-                        self.recent_answers.pop_front();
-                    }
-                    self.recent_answers.push_back(*serial);
-                }
-                _ => {}
-            }
-        }
+    fn count<'h>(&mut self, handovers: impl Iterator<Item = &'h Handover>) {
         for h in handovers {
             self.switches += 1;
             if h.class == SwitchClass::Failover {
@@ -270,8 +232,8 @@ impl Summary {
     {
         self.associations += 1;
         let mut g = self.gathered.remove(&a.id).unwrap_or_default();
-        g.count(events.clone(), handovers.clone());
-        let anomalies = Anomalies::of(a, &g);
+        g.count(handovers.clone());
+        let anomalies = Anomalies::of(a);
         self.handovers += g.switches as u64;
         self.failovers += g.failovers as u64;
         if anomalies.any() {
@@ -387,7 +349,7 @@ impl ReportSink for Summary {
 
     fn part(&mut self, part: AssociationPart) {
         let g = self.gathered.entry(part.association).or_default();
-        g.count(part.events.iter(), part.handovers.iter());
+        g.count(part.handovers.iter());
         g.render(self.origin, part.events.iter(), part.handovers.iter());
     }
 

@@ -44,12 +44,16 @@ impl Tracker {
         // (RFC 5061 §5.1, T-4 timer): the first transmission is the one
         // remembered, if it is that latest serial.
         let sent = &mut a.sent_asconf.get_or_insert_with(Box::default)[ctx.sender];
-        let (transmission, first_frame) = match sent {
+        // Whether an ASCONF-ACK answered the serial before this copy: a
+        // sender moves on to a new serial only once the previous one is
+        // answered (RFC 5061 §5.1), so a copy of an older serial is one
+        // of an answered request unless its request is still outstanding.
+        let (transmission, first_frame, answered) = match sent {
             Some(s) if s.serial == serial => {
                 s.transmissions = s.transmissions.saturating_add(1);
-                (s.transmissions, Some(s.first_frame))
+                (s.transmissions, Some(s.first_frame), s.acknowledged)
             }
-            Some(s) if serial_le(serial, s.serial) => (2, None),
+            Some(s) if serial_le(serial, s.serial) => (2, None, true),
             _ => {
                 *sent = Some(SentAsconf {
                     serial,
@@ -57,7 +61,7 @@ impl Tracker {
                     transmissions: 1,
                     acknowledged: false,
                 });
-                (1, Some(ctx.frame))
+                (1, Some(ctx.frame), false)
             }
         };
         let retransmission = transmission > 1;
@@ -67,17 +71,25 @@ impl Tracker {
             .pending_asconfs
             .iter()
             .position(|p| p.serial == serial && p.sender == ctx.sender);
-        let earlier = existing.map(|i| a.pending_asconfs.remove(i).first_frame);
+        let earlier = existing.map(|i| a.pending_asconfs.remove(i));
         if a.pending_asconfs.len() == MAX_PENDING_ASCONFS {
-            a.pending_asconfs.remove(0);
+            let forgotten = a.pending_asconfs.remove(0);
+            if !forgotten.answered {
+                a.unanswered_asconfs_forgotten += 1;
+            }
         }
         a.pending_asconfs.push(PendingAsconf {
             serial,
             sender: ctx.sender,
-            first_frame: earlier.or(first_frame).unwrap_or(ctx.frame),
+            first_frame: earlier
+                .as_ref()
+                .map(|e| e.first_frame)
+                .or(first_frame)
+                .unwrap_or(ctx.frame),
             frame: ctx.frame,
             time: ctx.time,
             requests: requests.clone(),
+            answered: earlier.map_or(answered, |e| e.answered),
         });
         sink.emit(ctx.event(EventKind::Asconf {
             path: ctx.path,

@@ -402,6 +402,10 @@ pub(crate) struct PendingAsconf {
     pub frame: u64,
     pub time: Timestamp,
     pub requests: Vec<AsconfRequestEvent>,
+    /// An ASCONF-ACK answered the serial before this copy was sent (the
+    /// requester did not get it, or resent anyway): the request is not
+    /// unanswered, though a second answer may still match the copy.
+    pub answered: bool,
 }
 
 /// The latest ASCONF serial an endpoint sent: RFC 5061 §5.1 has the
@@ -465,6 +469,10 @@ pub struct Association {
     pub(crate) pending_heartbeats: Vec<PendingHeartbeat>,
     #[serde(skip)]
     pub(crate) pending_asconfs: Vec<PendingAsconf>,
+    /// Unanswered requests forgotten from `pending_asconfs` beyond its cap
+    /// (an answer after that is unmatched, so they stay unanswered).
+    #[serde(skip)]
+    pub(crate) unanswered_asconfs_forgotten: u64,
     /// Per sending endpoint, its latest ASCONF serial (allocated by the
     /// first ASCONF: most associations never send one).
     #[serde(skip)]
@@ -511,12 +519,21 @@ impl Association {
             path_index: None,
             pending_heartbeats: Vec::new(),
             pending_asconfs: Vec::new(),
+            unanswered_asconfs_forgotten: 0,
             sent_asconf: None,
             tag_keys: Vec::new(),
             init_keys: Vec::new(),
             queued_deadlines: 0,
             last_path: [None; 2],
         }
+    }
+
+    /// ASCONF requests (by sender and serial, copies counted once) no
+    /// ASCONF-ACK in the capture answered: those still outstanding and
+    /// those forgotten as outstanding beyond the tracker's cap.
+    pub fn unanswered_asconfs(&self) -> u64 {
+        let outstanding = self.pending_asconfs.iter().filter(|p| !p.answered).count();
+        outstanding as u64 + self.unanswered_asconfs_forgotten
     }
 
     /// The two endpoints' ports, endpoint 0's first.
