@@ -174,6 +174,12 @@ local function new_direction()
     -- applied to a TSN's record when it is next read (resolve): r.dk (a
     -- table) or dk[tsn] (a path), the deletions already applied.
     t3_epoch = 0, t3_log = {}, dels = nil, dels_by = nil, dk = nil,
+    -- SFR-CACC's set-aside TSNs (see aside_put): aside[tsn] the set
+    -- holding it, sets[key] the sets, aside_n how many TSNs they hold;
+    -- base_pos: the position of base (see position). scan_from: where the
+    -- miss scan resumes past the set-aside TSNs (miss_from stays where the
+    -- scan would stop at them, as without the sets).
+    aside = {}, sets = {}, aside_n = 0, base_pos = 0, scan_from = nil,
   }
 end
 
@@ -926,6 +932,162 @@ local function sent_now(d, t, r)
   if type(r) == "table" then r.dk = #d.dels else d.dk[t] = #d.dels end
 end
 
+-- TSNs SFR-CACC keeps from a miss indication while a changeover lasts
+-- (cacc_skips), set aside from the miss scan by the path they were last
+-- sent on (ASIDE_ORPHAN: their destination was deleted), as the
+-- analyzer's Sidelined sets (TsnLedger::on_sack): a SACK whose rules skip
+-- a destination skips its set whole, so a changeover costs nothing per
+-- skipped TSN and SACK. A TSN leaves its set when it is acknowledged,
+-- sent again or reaches the fast-retransmit threshold (aside_take), so
+-- every TSN in a set can still be counted. Each set is an AVL tree of
+-- positions, for the TSNs a SACK reaches (below its limit, from the
+-- next TSN at a cycling change): O(log n) per TSN set aside, counted or
+-- taken out; a SACK costs the TSNs it counts, not the TSNs it skips.
+local ASIDE_ORPHAN = -1
+
+-- A TSN's place in the sets: base_pos + its distance from base (negative
+-- below it), the same for the same TSN whatever base is since (see
+-- Core:sack), so that the sets stay ordered across wrap-around.
+local function position(d, t)
+  local off = (t - d.base) % TWO32
+  if off >= TWO31 then off = off - TWO32 end
+  return d.base_pos + off
+end
+
+local function avl_height(n) return n and n.h or 0 end
+local function avl_fix(n)
+  local hl, hr = avl_height(n.l), avl_height(n.r)
+  n.h = (hl > hr and hl or hr) + 1
+end
+local function avl_rotate_right(n)
+  local l = n.l
+  n.l, l.r = l.r, n
+  avl_fix(n); avl_fix(l)
+  return l
+end
+local function avl_rotate_left(n)
+  local r = n.r
+  n.r, r.l = r.l, n
+  avl_fix(n); avl_fix(r)
+  return r
+end
+local function avl_balance(n)
+  local hl, hr = avl_height(n.l), avl_height(n.r)
+  if hl > hr + 1 then
+    if avl_height(n.l.l) < avl_height(n.l.r) then n.l = avl_rotate_left(n.l) end
+    return avl_rotate_right(n)
+  elseif hr > hl + 1 then
+    if avl_height(n.r.r) < avl_height(n.r.l) then n.r = avl_rotate_right(n.r) end
+    return avl_rotate_left(n)
+  end
+  n.h = (hl > hr and hl or hr) + 1
+  return n
+end
+-- Node n's tree with key k (position) for TSN t added; the new root.
+local function avl_insert(n, k, t)
+  if not n then return { k = k, t = t, h = 1 } end
+  if k < n.k then n.l = avl_insert(n.l, k, t) else n.r = avl_insert(n.r, k, t) end
+  return avl_balance(n)
+end
+local function avl_remove_min(n)
+  if not n.l then return n.r, n end
+  local m
+  n.l, m = avl_remove_min(n.l)
+  return avl_balance(n), m
+end
+local function avl_remove(n, k)
+  if not n then return nil end
+  if k < n.k then
+    n.l = avl_remove(n.l, k)
+  elseif k > n.k then
+    n.r = avl_remove(n.r, k)
+  else
+    if not n.l then return n.r end
+    if not n.r then return n.l end
+    local rest, m = avl_remove_min(n.r)
+    m.l, m.r = n.l, rest
+    return avl_balance(m)
+  end
+  return avl_balance(n)
+end
+-- The TSNs at keys lo <= k < hi, ascending, appended to out.
+local function avl_collect(n, lo, hi, out)
+  while n do
+    if n.k < lo then
+      n = n.r
+    elseif n.k >= hi then
+      n = n.l
+    else
+      avl_collect(n.l, lo, hi, out)
+      out[#out + 1] = n.t
+      n = n.r
+    end
+  end
+end
+-- The lowest key >= lo, or nil.
+local function avl_first_from(n, lo)
+  local best
+  while n do
+    if n.k >= lo then best = n.k; n = n.l else n = n.r end
+  end
+  return best
+end
+
+-- The set a record skipped by SFR-CACC belongs in: its destination's (the
+-- path it was last sent on), or ASIDE_ORPHAN (cacc_skips gives it none).
+local function aside_key(r)
+  if type(r) ~= "table" then return r end
+  if r.orphan then return ASIDE_ORPHAN end
+  return r.last_path
+end
+
+local function aside_put(d, t, key)
+  local g = d.sets[key]
+  if not g then g = { key = key, root = nil, n = 0 }; d.sets[key] = g end
+  g.root = avl_insert(g.root, position(d, t), t)
+  g.n = g.n + 1
+  d.aside[t] = g
+  d.aside_n = d.aside_n + 1
+end
+
+-- TSN t leaves the set holding it (if any).
+local function aside_take(d, t)
+  local g = d.aside[t]
+  if not g then return end
+  g.root = avl_remove(g.root, position(d, t))
+  g.n = g.n - 1
+  if g.n == 0 then d.sets[g.key] = nil end
+  d.aside[t] = nil
+  d.aside_n = d.aside_n - 1
+end
+
+-- The TSNs set aside by a path to `address`, which was deleted: they have
+-- no destination now (resolve makes them orphaned when next read).
+local function aside_orphan(a, d, address)
+  local moved
+  for key, g in pairs(d.sets) do
+    if key ~= ASIDE_ORPHAN and a.paths[key + 1].dst == address then
+      moved = moved or {}
+      moved[#moved + 1] = g
+    end
+  end
+  for _, g in ipairs(moved or {}) do
+    local tsns = {}
+    avl_collect(g.root, -math.huge, math.huge, tsns)
+    for _, t in ipairs(tsns) do
+      aside_take(d, t)
+      aside_put(d, t, ASIDE_ORPHAN)
+    end
+  end
+end
+
+-- TSN t may get miss indications again (sent again, reneged, newly
+-- remembered): the scan must not start past it (see Core:gap_blocks).
+local function rescan_from(d, t)
+  if d.miss_from and sgt(d.miss_from, t) then d.miss_from = t end
+  if d.scan_from and sgt(d.scan_from, t) then d.scan_from = t end
+end
+
 local function outstanding(d)
   for t, r in pairs(d.rec) do
     if type(r) ~= "table" or not r.gap then return true end
@@ -982,6 +1144,8 @@ destination_deleted = function(a, sender, address)
   local idx = d.dels_by[address]
   if not idx then idx = {}; d.dels_by[address] = idx end
   idx[#idx + 1] = #dels
+  -- The TSNs set aside by their path now have no destination.
+  if d.aside_n > 0 then aside_orphan(a, d, address) end
   d.cacc[address] = nil
 end
 
@@ -1082,6 +1246,10 @@ function Core:data(ctx, tsn)
     d.highest = tsn
     d.last_new_path = path
     d.rec[tsn] = path
+    -- The scan may have run past the TSNs sent (to a SACK's highest TSN,
+    -- in fast recovery) where, without the sets, it stopped at a
+    -- set-aside TSN below: this one is counted from there.
+    if d.scan_from and sgt(d.scan_from, tsn) then d.scan_from = tsn end
     sent_now(d, tsn, path)
     d.sent[tsn] = ctx.t
     local current = d.current
@@ -1116,8 +1284,9 @@ function Core:data(ctx, tsn)
     -- destination back (orphan, credit).
     local fast_done = fast or (type(r) == "table" and r.fast_done) or nil
     -- Its miss indications count again from zero: the scan for them must
-    -- not start past it.
-    if d.miss_from and sgt(d.miss_from, tsn) then d.miss_from = tsn end
+    -- not start past it, nor hold it aside.
+    rescan_from(d, tsn)
+    if d.aside_n > 0 then aside_take(d, tsn) end
     if r_gap then
       r.last_path, r.miss, r.orphan, r.credit, r.fast_done = path, 0, nil, nil, fast_done
     elseif fast_done then
@@ -1162,7 +1331,7 @@ function Core:data(ctx, tsn)
       d.rec[tsn] = path
       sent_now(d, tsn, path)
       d.sent[tsn] = ctx.t
-      if d.miss_from and sgt(d.miss_from, tsn) then d.miss_from = tsn end
+      rescan_from(d, tsn)
     end
     forget_copy(d, tsn)
   end
@@ -1295,12 +1464,14 @@ local function forget_acked(a, d, from, to, list, set)
   local rec, sent, copies, dk = d.rec, d.sent, d.copies, d.dk
   -- (Most TSNs were sent once, on the path of the one before.)
   local any_copies, previous = next(copies) ~= nil, nil
+  local any_aside = d.aside_n > 0
   for t = from, to do
     local r = rec[t]
     if dk and r ~= nil then
       r = resolve(a, d, t)
       dk[t] = nil
     end
+    if any_aside and r ~= nil then aside_take(d, t) end
     if r ~= nil then
       local lp = r
       if type(r) == "table" then lp = not r.gap and (r.credit or r.last_path) or nil end
@@ -1365,6 +1536,7 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
           for _, t in ipairs(tsns) do
             local r = resolve(a, d, t)
             if d.dk then d.dk[t] = nil end
+            aside_take(d, t)
             local lp = r
             if type(r) == "table" then lp = not r.gap and (r.credit or r.last_path) or nil end
             if lp and not set[lp] then set[lp] = true; list[#list + 1] = lp end
@@ -1376,6 +1548,7 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
           forget_acked(a, d, base, TWO32 - 1, list, set)
           forget_acked(a, d, 0, (base + steps) % TWO32, list, set)
         end
+        d.base_pos = d.base_pos + steps + 1
         d.base = (cum + 1) % TWO32
       end
     end
@@ -1411,6 +1584,61 @@ local function cacc_skips(a, d, change, r, t, count)
   return not (c and c.saw)
 end
 
+-- Miss indications for the TSNs set aside in start..limit (the miss
+-- scan's range; the analyzer's count_sidelined): per set, SFR-CACC skips
+-- the whole set (rule 3.1 d or f for its destination) or, cycling, its
+-- TSNs below the next TSN at the change (3.2); every TSN visited gets an
+-- indication (or leaves its set at the threshold), so a SACK costs what
+-- it changes. Returns whether one reached the fast-retransmit threshold.
+local function count_aside(a, d, change, count, start, limit)
+  local lo, hi = position(d, start), position(d, limit)
+  if change and change.cycling then
+    local next_at_change = position(d, change.next)
+    if next_at_change > lo then lo = next_at_change end
+  end
+  if lo >= hi then return false end
+  local visits = {}
+  for key, g in pairs(d.sets) do
+    local skipped = false
+    if change and not change.cycling then
+      local dest = key ~= ASIDE_ORPHAN and a.paths[key + 1].dst or nil
+      if count >= 2 then
+        skipped = dest ~= d.primary
+      elseif dest ~= nil then
+        local c = d.cacc[dest]
+        skipped = not (c and c.saw)
+      end
+    end
+    if not skipped then avl_collect(g.root, lo, hi, visits) end
+  end
+  local reached, rec = false, d.rec
+  for _, t in ipairs(visits) do
+    local r = resolve(a, d, t)
+    -- Each TSN is checked as the scan checks it, though neither branch
+    -- below is taken: a TSN past counting left its set (aside_take), and
+    -- the rule a set was visited by is that of each TSN in it.
+    if r == nil or (type(r) == "table" and (r.gap or r.fast_done or r.miss >= 3)) then
+      aside_take(d, t)
+    elseif change and cacc_skips(a, d, change, r, t, count) then
+      aside_take(d, t)
+      aside_put(d, t, aside_key(r))
+    else
+      if type(r) == "table" then
+        settle_misses(a, d, r)
+        r.miss = r.miss + 1
+      else
+        r = { last_path = r, gap = false, miss = 1, ep = d.t3_epoch }
+        rec[t] = r
+      end
+      if r.miss >= 3 then
+        reached = true
+        aside_take(d, t)
+      end
+    end
+  end
+  return reached
+end
+
 -- The gap blocks of a SACK (ngaps of them at s[gaps..]; its cumulative ack
 -- cum, the direction's dcum): TSNs newly acknowledged, and miss
 -- indications as the analyzer's TsnLedger::on_sack counts them (HTNA, fast
@@ -1438,6 +1666,7 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
         if type(r) == "table" then
           if not r.gap then
             newly = true
+            if d.aside_n > 0 then aside_take(d, t) end
             -- No longer marked by a T3 expiry: its count as now.
             settle_misses(a, d, r)
             local lp = r.credit or r.last_path
@@ -1446,6 +1675,7 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
           r.gap = true
         elseif r ~= nil then
           newly = true
+          if d.aside_n > 0 then aside_take(d, t) end
           if not set[r] then set[r] = true; list[#list + 1] = r end
           rec[t] = { last_path = r, gap = true, miss = 0 }
         end
@@ -1490,7 +1720,7 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
         r.gap = false
         -- Marked by T3 expiries again from now on.
         r.ep = d.t3_epoch
-        if d.miss_from and sgt(d.miss_from, t) then d.miss_from = t end
+        rescan_from(d, t)
       end
     end
   end
@@ -1525,27 +1755,65 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
   local from = d.miss_from
   if from and sgt(from, t) then t = from end
   if (limit - t) % TWO32 > 1048576 and sgt(limit, t) then t = plus(limit, TWO32 - 1048576) end
-  local reached, prefix = false, true
+  if not sgt(limit, t) then return end
+  local start = t
+  -- The TSNs set aside first (those set aside below are skipped by this
+  -- SACK anyway), then the others from where the scan resumes.
+  local reached = d.aside_n > 0 and count_aside(a, d, change, count, start, limit)
+  if d.scan_from and sgt(d.scan_from, t) then t = d.scan_from end
+  local aside = d.aside
+  -- prefix: the TSNs so far are past counting or set aside (scan_from
+  -- follows it); open: the first that is neither past counting nor, as
+  -- without the sets, set aside (where miss_from stops).
+  local prefix, open = true, nil
   while sgt(limit, t) do
-    local r = resolve(a, d, t)
-    if r ~= nil and not (type(r) == "table" and (r.gap or r.fast_done or r.miss >= 3))
-      and not (change and cacc_skips(a, d, change, r, t, count)) then
-      if type(r) == "table" then
-        settle_misses(a, d, r)
-        r.miss = r.miss + 1
-      else
-        r = { last_path = r, gap = false, miss = 1, ep = d.t3_epoch }
-        rec[t] = r
+    local r
+    if aside[t] == nil then
+      r = resolve(a, d, t)
+      if r ~= nil and not (type(r) == "table" and (r.gap or r.fast_done or r.miss >= 3)) then
+        if change and cacc_skips(a, d, change, r, t, count) then
+          -- Kept from an indication while the changeover lasts, maybe for
+          -- many SACKs: set aside, it no longer holds the scan back.
+          aside_put(d, t, aside_key(r))
+        else
+          if type(r) == "table" then
+            settle_misses(a, d, r)
+            r.miss = r.miss + 1
+          else
+            r = { last_path = r, gap = false, miss = 1, ep = d.t3_epoch }
+            rec[t] = r
+          end
+          if r.miss >= 3 then reached = true end
+        end
       end
-      if r.miss >= 3 then reached = true end
     end
     r = rec[t]
-    if prefix and (r == nil or (type(r) == "table" and (r.gap or r.fast_done or r.miss >= 3))) then
-      d.miss_from = plus(t, 1)
+    local past = r == nil or (type(r) == "table" and (r.gap or r.fast_done or r.miss >= 3))
+    if prefix and (past or aside[t]) then
+      d.scan_from = plus(t, 1)
     else
       prefix = false
     end
+    if not past and open == nil then open = t end
     t = plus(t, 1)
+  end
+  -- miss_from: where the scan would have stopped without the sets, at
+  -- the first TSN in start..limit not past counting (a set-aside one is
+  -- not), so that it means what it meant before them.
+  local stop = open
+  if d.aside_n > 0 then
+    local lo, hi = position(d, start), position(d, limit)
+    local first = open and position(d, open)
+    for _, g in pairs(d.sets) do
+      local k = avl_first_from(g.root, lo)
+      if k and k < hi and (first == nil or k < first) then first = k end
+    end
+    stop = first and (d.base + (first - d.base_pos)) % TWO32
+  end
+  if stop == nil then
+    d.miss_from = limit
+  elseif stop ~= start then
+    d.miss_from = stop
   end
   -- A fast retransmission begins fast recovery, unless one is under way.
   if reached and d.fr_exit == nil then d.fr_exit = d.highest end

@@ -177,6 +177,103 @@ t.test("a T3 expiry marks the TSNs credited to its destination then", function()
   t.eq(d.t3_epoch, epoch, "no T3 expiry")
 end)
 
+-- SFR-CACC (rule 3.1 f) keeps the TSNs to OLD from miss indications
+-- while the changeover to NEW lasts and OLD sees no new cumulative ack:
+-- they are set aside (the analyzer's Sidelined sets), so the SACKs that
+-- skip them resume the scan past them, and are counted once OLD does.
+local function changeover_to_new()
+  local c, send = data_sender()
+  send(5, NEW, FS, pkt(TFS, asconf(1, NEW, ADD, NEW)))
+  send(6, FS, NEW, pkt(TMT, ack(1)))
+  for k = 1, 5 do send(10 + k, FS, OLD, pkt(TMT, data(500 + k))) end
+  send(20, NEW, FS, pkt(TFS, asconf(2, NEW, SETPRIM, NEW)))
+  send(21, FS, NEW, pkt(TMT, ack(2)))
+  for k = 6, 9 do send(20 + k, FS, NEW, pkt(TMT, data(500 + k))) end
+  -- 506 gap-acknowledged, nothing cumulatively: 501..505 skipped.
+  send(40, NEW, FS, pkt(TFS, sack_gaps(500, { { 6, 6 } })))
+  return c, send, c.assocs[1].dir[1]
+end
+local function misses_of(c, d, from, to)
+  local out = {}
+  for tsn = from, to do out[#out + 1] = misses(c, d, tsn) end
+  return table.concat(out, ",")
+end
+
+t.test("TSNs SFR-CACC skips are set aside until their destination sees a new ack", function()
+  local c, send, d = changeover_to_new()
+  t.eq(d.cacc[NEW].active, true)
+  t.eq(d.cacc[NEW].next, 506)
+  t.eq(misses_of(c, d, 501, 505), "0,0,0,0,0")
+  t.eq(d.aside_n, 5)
+  -- The scan resumes at 506; without the sets it stops at 501.
+  t.eq(d.scan_from, 506)
+  t.eq(d.miss_from, nil)
+  send(41, NEW, FS, pkt(TFS, sack_gaps(500, { { 6, 7 } })))
+  t.eq(misses_of(c, d, 501, 505), "0,0,0,0,0")
+  t.eq(d.scan_from, 507)
+  -- 501 acknowledged cumulatively (OLD saw a new ack: rule 2 B), 508 and
+  -- 509 newly in a gap block: 502..505 get their first indication.
+  send(42, NEW, FS, pkt(TFS, sack_gaps(501, { { 5, 8 } })))
+  t.eq(misses_of(c, d, 502, 505), "1,1,1,1")
+  t.eq(d.aside_n, 4, "501 acknowledged")
+  -- 503 sent again leaves its set (its count starts afresh).
+  send(400, FS, OLD, pkt(TMT, data(503)))
+  t.eq(d.aside_n, 3)
+  t.eq(d.aside[503], nil)
+  t.eq(misses(c, d, 503), 0)
+end)
+
+t.test("TSNs set aside by a deleted destination are counted, credited to the active path", function()
+  local c, send, d = changeover_to_new()
+  t.eq(d.aside_n, 5)
+  send(50, NEW, FS, pkt(TFS, asconf(3, NEW, "\192\2", OLD)))
+  send(51, FS, NEW, pkt(TMT, ack(3)))
+  -- No destination: rule 3.1 f does not skip them (508 newly acked).
+  send(60, NEW, FS, pkt(TFS, sack_gaps(500, { { 6, 8 } })))
+  t.eq(misses_of(c, d, 501, 505), "1,1,1,1,1")
+  local to_new = c.assocs[1].path_index[FS][NEW].id
+  t.eq(Core.resolve(c.assocs[1], d, 501).credit, to_new)
+  send(61, FS, NEW, pkt(TMT, data(510)))
+  send(62, NEW, FS, pkt(TFS, sack_gaps(500, { { 6, 9 } })))
+  send(63, NEW, FS, pkt(TFS, sack_gaps(500, { { 6, 10 } })))
+  t.eq(misses_of(c, d, 501, 505), "3,3,3,3,3")
+  -- At the fast-retransmit threshold they leave their set, and fast
+  -- recovery begins (exit at the highest TSN sent, 510).
+  t.eq(d.aside_n, 0)
+  t.eq(d.fr_exit, 510)
+end)
+
+t.test("a cycling changeover sets aside every TSN below its next TSN", function()
+  -- OLD -> NEW (next 504), NEW -> OLD (next 506), OLD -> NEW again while
+  -- NEW's changeover is active: cycling (rule 3.2), next 507.
+  local c, send = data_sender()
+  local d = c.assocs[1].dir[1]
+  send(5, NEW, FS, pkt(TFS, asconf(1, NEW, ADD, NEW)))
+  send(6, FS, NEW, pkt(TMT, ack(1)))
+  for k = 1, 3 do send(10 + k, FS, OLD, pkt(TMT, data(500 + k))) end
+  send(20, NEW, FS, pkt(TFS, asconf(2, NEW, SETPRIM, NEW)))
+  send(21, FS, NEW, pkt(TMT, ack(2)))
+  for k = 4, 5 do send(20 + k, FS, NEW, pkt(TMT, data(500 + k))) end
+  send(30, NEW, FS, pkt(TFS, asconf(3, NEW, SETPRIM, OLD)))
+  send(31, FS, NEW, pkt(TMT, ack(3)))
+  send(32, FS, OLD, pkt(TMT, data(506)))
+  send(40, NEW, FS, pkt(TFS, asconf(4, NEW, SETPRIM, NEW)))
+  send(41, FS, NEW, pkt(TMT, ack(4)))
+  t.eq(d.cacc[NEW].cycling, true)
+  t.eq(d.cacc[NEW].next, 507)
+  for k = 7, 11 do send(40 + k, FS, NEW, pkt(TMT, data(500 + k))) end
+  -- 507 and 511 newly acknowledged: 501..506 skipped, 508..510 counted.
+  send(60, NEW, FS, pkt(TFS, sack_gaps(500, { { 7, 7 }, { 11, 11 } })))
+  t.eq(misses_of(c, d, 501, 510), "0,0,0,0,0,0,0,1,1,1")
+  t.eq(d.aside_n, 6)
+  -- Cumulatively acknowledged, they leave their sets; 512 newly
+  -- acknowledged (HTNA): 508..510 missing again.
+  send(61, FS, NEW, pkt(TMT, data(512)))
+  send(62, NEW, FS, pkt(TFS, sack_gaps(506, { { 1, 1 }, { 5, 6 } })))
+  t.eq(d.aside_n, 0)
+  t.eq(misses_of(c, d, 508, 510), "2,2,2")
+end)
+
 -- DELETE-IPs against Linux's sctp_assoc_rm_peer (the analyzer's
 -- track::script tests of the same names): the deleted destination's
 -- chunks move to the active path after the deletion (the first transport
