@@ -69,15 +69,20 @@ end
 -- SFR-CACC: n TSNs to OLD outstanding, SET-PRIMARY NEW (a changeover),
 -- new DATA to NEW, and s SACKs gap-acknowledging only NEW's TSNs (no
 -- destination newly acknowledged cumulatively: rule 3.1 f skips every
--- TSN to OLD, at every SACK).
-for _, x in ipairs({ { 10000, 500 }, { 20000, 1000 } }) do
-  local n, s = x[1], x[2]
+-- TSN to OLD, at every SACK). Cycling: SET-PRIMARY NEW, OLD, NEW (the
+-- last while the first changeover lasts: rule 3.2 skips every TSN below
+-- the next TSN at the change).
+for _, x in ipairs({ { 10000, 500 }, { 20000, 1000 }, { 20000, 1000, "cycling" } }) do
+  local n, s, cycling = x[1], x[2], x[3]
   local c, send = data_sender()
   for k = 1, n do send(10, FS, OLD, pkt(TMT, data(500 + k))) end
-  send(11, NEW, FS, pkt(TFS, asconf(2, NEW, { { SETPRIM, NEW } })))
-  send(12, FS, NEW, pkt(TMT, ack(2)))
+  local primaries = cycling and { NEW, OLD, NEW } or { NEW }
+  for i, p in ipairs(primaries) do
+    send(11, NEW, FS, pkt(TFS, asconf(1 + i, NEW, { { SETPRIM, p } })))
+    send(12, FS, NEW, pkt(TMT, ack(1 + i)))
+  end
   for k = 1, s do send(13, FS, NEW, pkt(TMT, data(500 + n + k))) end
-  seconds(string.format("%d TSNs skipped by SFR-CACC, %d SACKs", n, s), function()
+  seconds(string.format("%d TSNs skipped by SFR-CACC%s, %d SACKs", n, cycling and " (cycling)" or "", s), function()
     for k = 1, s do send(20, NEW, FS, pkt(TFS, sack_gaps(500, { { n + 1, n + k } }))) end
   end)
 end
