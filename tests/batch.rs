@@ -467,6 +467,55 @@ fn a_run_killed_midway_and_rerun_gives_the_tables_of_an_uninterrupted_run() {
     assert_eq!(dataset_contents(&killed), dataset_contents(&whole));
 }
 
+/// A table that could not be written (here its directory's name taken by
+/// a file, as a full disk or a lost mount would fail it) fails the input
+/// with the reason, and does not complete it: the next run analyses it
+/// again rather than reusing the failure, and gives the tables of a run
+/// that never failed.
+#[test]
+fn an_input_whose_tables_could_not_be_written_is_analysed_again() {
+    let dir = common::tempdir("batch-write-error");
+    let archive = dir.join("archive");
+    for s in ["koh-kim-1", "bokor-failover"] {
+        copy_run(s, &archive.join(s));
+    }
+    let whole = dir.join("whole");
+    analyze_into(&archive, &whole, &[]);
+
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).expect("mkdir");
+    let blocker = out.join("asconf");
+    std::fs::write(&blocker, b"not a directory").expect("write");
+    let o = run(&[
+        "analyze",
+        archive.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+        "-q",
+    ]);
+    assert!(!o.status.success(), "a failed input fails the run");
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    assert!(stdout.contains("0 ok, 0 truncated, 4 failed"), "{stdout}");
+    let mn = archive.join("koh-kim-1/mn.pcap");
+    assert!(
+        stderr.contains(&format!(
+            "{}: writing tables: cannot create {}",
+            mn.display(),
+            blocker.display()
+        )),
+        "{stderr}"
+    );
+
+    std::fs::remove_file(&blocker).expect("rm");
+    let o = analyze_into(&archive, &out, &[]);
+    let stdout = text(&o.stdout);
+    assert!(stdout.contains("4 ok, 0 truncated, 0 failed"), "{stdout}");
+    assert!(!stdout.contains("already complete"), "{stdout}");
+    assert_eq!(dataset_contents(&out), dataset_contents(&whole));
+    let o = analyze_into(&archive, &out, &[]);
+    assert!(text(&o.stdout).contains("4 already complete"));
+}
+
 #[test]
 fn shards_split_the_inputs_and_write_one_dataset() {
     let dir = common::tempdir("batch-shard");

@@ -550,11 +550,15 @@ fn process(
         .forget(&key)
         .map_err(|e| anyhow::anyhow!("removing its earlier record: {e}"))
         .and_then(|()| sink.parts.finish(&provenance));
-    let (status, error) = match finish {
-        Ok(()) => (status.to_string(), error),
+    // A write that failed (a full disk, a lost mount) is not the input's
+    // fault: like an input that could not be read, it is not complete,
+    // and the next run analyses it again instead of reusing the failure.
+    let (status, error, incomplete) = match finish {
+        Ok(()) => (status.to_string(), error, unread),
         Err(e) => (
             "failed".to_string(),
             Some(format!("{}: writing tables: {e:#}", input.source)),
+            true,
         ),
     };
     let seconds = started.elapsed().as_secs_f64();
@@ -572,9 +576,10 @@ fn process(
     let written = PartWriter::new(dataset.part("files", &key), config.format)
         .finish(&mut files, &provenance)
         .and_then(|_| {
-            // An input that could not be read is not complete: its `files`
-            // row tells why, and the next run reads it again.
-            if unread {
+            // An input that could not be read, or whose tables could not
+            // be written, is not complete: its `files` row tells why, and
+            // the next run analyses it again.
+            if incomplete {
                 return Ok(());
             }
             dataset.mark_done(&Done {
