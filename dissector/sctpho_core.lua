@@ -138,6 +138,9 @@ local function new_direction()
     -- on; a table {last_path, gap, miss} once a SACK reported it in a gap
     -- block or missing (few TSNs), so that most TSNs cost no table.
     rec = {},
+    -- How many TSNs rec holds, and how many of them are gap-acknowledged:
+    -- whether DATA is outstanding (see outstanding) without a walk.
+    rec_n = 0, gap_n = 0,
     -- abandoned[path]: left by a switch; failed[path]: left by a switch
     -- classed failover (docs/metrics.md, "Data path switch")
     current = nil, abandoned = {}, failed = {}, seg_first_frame = nil,
@@ -161,10 +164,11 @@ local function new_direction()
     -- for its sender, its source for the receiver; TsnLedger::seed_primary),
     -- else the destination of first_new_path stands for it; miss_from:
     -- miss indications are counted from this TSN on, the TSNs before it
-    -- being past counting (TsnLedger's miss_scan_from); gap_ranges: the
-    -- last SACK's gap blocks as TSN ranges {first, last}, where every
-    -- gap-acknowledged TSN lies (reneging, see Core:gap_blocks);
-    -- stale_sacks: SACKs discarded as stale (see Core:sack).
+    -- being past counting until sent again (TsnLedger's miss_scan_from);
+    -- gap_ranges: the last SACK's gap blocks as TSN ranges {first, last},
+    -- where every gap-acknowledged TSN lies (reneging, see
+    -- Core:gap_blocks); stale_sacks: SACKs discarded as stale (see
+    -- Core:sack).
     hs_primary = nil, first_new_path = nil, miss_from = nil, gap_ranges = nil, stale_sacks = 0,
     -- t3_epoch: T3 expiries so far; t3_log[address]: the epochs of its
     -- expiries, ascending (a record's miss indications, counted at epoch
@@ -1088,11 +1092,12 @@ local function rescan_from(d, t)
   if d.scan_from and sgt(d.scan_from, t) then d.scan_from = t end
 end
 
+-- Whether DATA is outstanding: rec holds a TSN not gap-acknowledged (the
+-- analyzer's seen_in_window > gap_acked_in_window). Counted, not walked:
+-- each SET-PRIMARY asks, and a long run of gap-acknowledged TSNs would be
+-- walked at each.
 local function outstanding(d)
-  for t, r in pairs(d.rec) do
-    if type(r) ~= "table" or not r.gap then return true end
-  end
-  return false
+  return d.rec_n > d.gap_n
 end
 
 set_primary = function(a, d, address)
@@ -1246,10 +1251,12 @@ function Core:data(ctx, tsn)
     d.highest = tsn
     d.last_new_path = path
     d.rec[tsn] = path
-    -- The scan may have run past the TSNs sent (to a SACK's highest TSN,
-    -- in fast recovery) where, without the sets, it stopped at a
-    -- set-aside TSN below: this one is counted from there.
-    if d.scan_from and sgt(d.scan_from, tsn) then d.scan_from = tsn end
+    d.rec_n = d.rec_n + 1
+    -- The scan may have run past the TSNs sent, to a SACK's highest TSN
+    -- in fast recovery; a TSN not sent then is not past counting: this
+    -- one is counted from now on (Linux's sctp_mark_missing walks every
+    -- TSN sent; the analyzer's scan stops at the end of its window).
+    rescan_from(d, tsn)
     sent_now(d, tsn, path)
     d.sent[tsn] = ctx.t
     local current = d.current
@@ -1329,6 +1336,7 @@ function Core:data(ctx, tsn)
     local base = d.base
     if base and not acked and sle(base, tsn) then
       d.rec[tsn] = path
+      d.rec_n = d.rec_n + 1
       sent_now(d, tsn, path)
       d.sent[tsn] = ctx.t
       rescan_from(d, tsn)
@@ -1477,6 +1485,8 @@ local function forget_acked(a, d, from, to, list, set)
       if type(r) == "table" then lp = not r.gap and (r.credit or r.last_path) or nil end
       if lp ~= previous and lp and not set[lp] then set[lp] = true; list[#list + 1] = lp end
       previous = lp
+      d.rec_n = d.rec_n - 1
+      if type(r) == "table" and r.gap then d.gap_n = d.gap_n - 1 end
       rec[t], sent[t] = nil, nil
       if any_copies then copies[t] = nil end
     end
@@ -1540,6 +1550,8 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
             local lp = r
             if type(r) == "table" then lp = not r.gap and (r.credit or r.last_path) or nil end
             if lp and not set[lp] then set[lp] = true; list[#list + 1] = lp end
+            d.rec_n = d.rec_n - 1
+            if type(r) == "table" and r.gap then d.gap_n = d.gap_n - 1 end
             rec[t], sent[t], copies[t] = nil, nil, nil
           end
         elseif base + steps < TWO32 then
@@ -1666,6 +1678,7 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
         if type(r) == "table" then
           if not r.gap then
             newly = true
+            d.gap_n = d.gap_n + 1
             if d.aside_n > 0 then aside_take(d, t) end
             -- No longer marked by a T3 expiry: its count as now.
             settle_misses(a, d, r)
@@ -1678,6 +1691,7 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
           if d.aside_n > 0 then aside_take(d, t) end
           if not set[r] then set[r] = true; list[#list + 1] = r end
           rec[t] = { last_path = r, gap = true, miss = 0 }
+          d.gap_n = d.gap_n + 1
         end
         if newly and sgt(t, highest_new) then highest_new = t end
       end
@@ -1718,6 +1732,7 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
       local r = rec[t]
       if type(r) == "table" and r.gap and not covered(t) then
         r.gap = false
+        d.gap_n = d.gap_n - 1
         -- Marked by T3 expiries again from now on.
         r.ep = d.t3_epoch
         rescan_from(d, t)

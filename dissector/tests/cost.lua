@@ -86,3 +86,20 @@ for _, x in ipairs({ { 10000, 500 }, { 20000, 1000 }, { 20000, 1000, "cycling" }
     for k = 1, s do send(20, NEW, FS, pkt(TFS, sack_gaps(500, { { n + 1, n + k } }))) end
   end)
 end
+
+-- SET-PRIMARYs: TSNs 502..500+n to OLD, all gap-acknowledged (501 was
+-- never captured, so none is outstanding: no changeover starts), then s
+-- SET-PRIMARYs alternating NEW and OLD, each asking whether DATA is
+-- outstanding.
+for _, x in ipairs({ { 20000, 1000 }, { 20000, 4000 } }) do
+  local n, s = x[1], x[2]
+  local c, send = data_sender()
+  for k = 2, n do send(10, FS, OLD, pkt(TMT, data(500 + k))) end
+  send(20, OLD, FS, pkt(TFS, sack_gaps(500, { { 2, n } })))
+  seconds(string.format("%d TSNs gap-acknowledged, %d SET-PRIMARYs", n - 1, s), function()
+    for i = 1, s do
+      send(30, NEW, FS, pkt(TFS, asconf(1 + i, NEW, { { SETPRIM, i % 2 == 1 and NEW or OLD } })))
+      send(31, FS, NEW, pkt(TMT, ack(1 + i)))
+    end
+  end)
+end

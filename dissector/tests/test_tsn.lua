@@ -274,6 +274,63 @@ t.test("a cycling changeover sets aside every TSN below its next TSN", function(
   t.eq(misses_of(c, d, 508, 510), "2,2,2")
 end)
 
+t.test("new DATA below a fast-recovery SACK's highest TSN gets miss indications", function()
+  -- The analyzer's track::tsn test of the same name. 501 lost: three
+  -- SACKs fast retransmit it (fast recovery until 505 is acknowledged).
+  local c, send = data_sender()
+  local d = c.assocs[1].dir[1]
+  for k = 1, 5 do send(10 + k, FS, OLD, pkt(TMT, data(500 + k))) end
+  for last = 2, 4 do send(20 + last, OLD, FS, pkt(TFS, sack_gaps(500, { { 2, last } }))) end
+  t.eq(d.fr_exit, 505)
+  send(30, FS, OLD, pkt(TMT, data(501)))
+  -- In fast recovery a SACK that advances the cumulative ack counts below
+  -- its highest TSN, 510: above every TSN the capture saw sent (506..509
+  -- were missed). Nothing below it is left to count.
+  send(40, OLD, FS, pkt(TFS, sack_gaps(501, { { 1, 4 }, { 9, 9 } })))
+  t.eq(d.fr_exit, 505, "505 is not acknowledged cumulatively")
+  -- 506..508 sent after it: 507 newly acknowledged (HTNA), 506 missing
+  -- (Linux's sctp_mark_missing: every TSN on the transmitted queue below
+  -- it), then 508 and 509: 506 at the threshold.
+  for k = 6, 9 do send(40 + k, FS, OLD, pkt(TMT, data(500 + k))) end
+  send(50, OLD, FS, pkt(TFS, sack_gaps(501, { { 1, 4 }, { 6, 6 }, { 9, 9 } })))
+  t.eq(misses_of(c, d, 506, 508), "1,0,0")
+  send(51, OLD, FS, pkt(TFS, sack_gaps(501, { { 1, 4 }, { 6, 7 }, { 9, 9 } })))
+  send(52, OLD, FS, pkt(TFS, sack_gaps(501, { { 1, 4 }, { 6, 8 } })))
+  t.eq(misses_of(c, d, 506, 509), "3,0,0,0")
+  -- Its next copy is a fast retransmission, not its T3 timer's.
+  send(60, FS, OLD, pkt(TMT, data(506)))
+  t.eq(d.rec[506].fast_done, true)
+  local to_old = c.assocs[1].path_index[FS][OLD].id
+  t.eq(c.assocs[1].paths[to_old + 1].errors, 0, "no T3 expiry charged")
+end)
+
+t.test("a SET-PRIMARY starts a changeover only while DATA is outstanding", function()
+  local c, send = data_sender()
+  local d = c.assocs[1].dir[1]
+  send(5, NEW, FS, pkt(TFS, asconf(1, NEW, ADD, NEW)))
+  send(6, FS, NEW, pkt(TMT, ack(1)))
+  -- 501 never captured; 502..505 gap-acknowledged: nothing outstanding.
+  for k = 2, 5 do send(10 + k, FS, OLD, pkt(TMT, data(500 + k))) end
+  send(20, OLD, FS, pkt(TFS, sack_gaps(500, { { 2, 5 } })))
+  t.eq(d.rec_n, 4)
+  t.eq(d.gap_n, 4)
+  send(30, NEW, FS, pkt(TFS, asconf(2, NEW, SETPRIM, NEW)))
+  send(31, FS, NEW, pkt(TMT, ack(2)))
+  t.eq(d.primary, NEW)
+  t.eq(d.cacc[NEW], nil, "no changeover")
+  -- 504 and 505 reneged: outstanding again.
+  send(40, OLD, FS, pkt(TFS, sack_gaps(500, { { 2, 3 } })))
+  t.eq(d.gap_n, 2)
+  send(50, NEW, FS, pkt(TFS, asconf(3, NEW, SETPRIM, OLD)))
+  send(51, FS, NEW, pkt(TMT, ack(3)))
+  t.eq(d.cacc[OLD].active, true)
+  t.eq(d.cacc[OLD].next, 506)
+  -- Acknowledged cumulatively, they are forgotten.
+  send(60, OLD, FS, pkt(TFS, sack_gaps(505, {})))
+  t.eq(d.rec_n, 0)
+  t.eq(d.gap_n, 0)
+end)
+
 -- DELETE-IPs against Linux's sctp_assoc_rm_peer (the analyzer's
 -- track::script tests of the same names): the deleted destination's
 -- chunks move to the active path after the deletion (the first transport

@@ -1979,6 +1979,54 @@ mod tests {
         assert_eq!((misses(&l, 2), misses(&l, 3)), (Some(0), Some(0)));
     }
 
+    /// In fast recovery a SACK that advances the cumulative ack counts
+    /// below its highest TSN, which can lie above every TSN the capture
+    /// saw sent; DATA sent after it is still counted by the next SACKs
+    /// (Linux's sctp_mark_missing walks every TSN sent). The Lua core's
+    /// test of the same name.
+    #[test]
+    fn new_data_below_a_fast_recovery_sacks_highest_tsn_gets_miss_indications() {
+        let mut l = TsnLedger::default();
+        for tsn in 501..=505 {
+            l.on_data(tsn, u64::from(tsn), t(i64::from(tsn)), 0, 1);
+        }
+        for end in 2..=4u16 {
+            l.on_sack(500, [(2u16, end)].into_iter(), t(600), &dest);
+        }
+        assert_eq!(l.fast_recovery_exit, Some(505));
+        l.on_data(501, 10, t(601), 0, 1);
+        // 510: above every TSN seen sent.
+        l.on_sack(501, [(1u16, 4u16), (9, 9)].into_iter(), t(602), &dest);
+        assert_eq!(l.fast_recovery_exit, Some(505));
+        for tsn in 506..=509 {
+            l.on_data(tsn, u64::from(tsn), t(603), 0, 1);
+        }
+        let misses =
+            |l: &TsnLedger, tsn: u32| l.window[tsn.wrapping_sub(l.base) as usize].miss_reports;
+        l.on_sack(
+            501,
+            [(1u16, 4u16), (6, 6), (9, 9)].into_iter(),
+            t(604),
+            &dest,
+        );
+        assert_eq!([506, 507, 508].map(|tsn| misses(&l, tsn)), [1, 0, 0]);
+        l.on_sack(
+            501,
+            [(1u16, 4u16), (6, 7), (9, 9)].into_iter(),
+            t(605),
+            &dest,
+        );
+        l.on_sack(501, [(1u16, 4u16), (6, 8)].into_iter(), t(606), &dest);
+        assert_eq!(
+            [506, 507, 508, 509].map(|tsn| misses(&l, tsn)),
+            [3, 0, 0, 0]
+        );
+        assert!(matches!(
+            l.on_data(506, 20, t(607), 0, 1),
+            DataClass::Retransmission { fast: true, .. }
+        ));
+    }
+
     #[test]
     fn skipped_tsn_seen_later() {
         let mut l = TsnLedger::default();
