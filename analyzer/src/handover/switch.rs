@@ -11,6 +11,7 @@ use super::{failover, recognition, HandoverEngine};
 use crate::events::{EndpointId, Event, PathId};
 use crate::time::Nanos;
 use crate::wire::sctp_param::AsconfOp;
+use crate::wire::serial::serial_lt;
 use std::net::IpAddr;
 
 impl HandoverEngine {
@@ -294,7 +295,7 @@ impl HandoverEngine {
             index,
             switch_tsn: tsn,
             segment_first_tsn,
-            lowest_retransmitted: segment_lowest.filter(|l| (l.wrapping_sub(tsn) as i32) < 0),
+            lowest_retransmitted: segment_lowest.filter(|&l| serial_lt(l, tsn)),
         });
         // A new segment starts on the new path.
         if !d.abandoned.contains(&old) {

@@ -9,7 +9,7 @@ use super::latency::waiting;
 use super::mark::Mark;
 use super::model::{Handover, Point, WindowEnd};
 use super::state::{Association, Counters, Direction, OpenWindow};
-use crate::track::tsn::serial_le;
+use crate::wire::serial::serial_le;
 
 impl Direction {
     /// Opens the window of the switch in slot `index` (its counters start

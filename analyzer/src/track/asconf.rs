@@ -1,7 +1,7 @@
 //! ASCONF / ASCONF-ACK matching and the RFC 5061 reading of the results.
 
 use super::assoc::{PendingAsconf, SentAsconf};
-use super::tsn::serial_le;
+use crate::wire::serial::serial_le;
 use super::{Ctx, Tracker};
 use crate::events::{
     AddressSource, AsconfOutcome, AsconfRequestEvent, AsconfResultEvent, EventKind, EventSink,

@@ -4,6 +4,7 @@
 
 use crate::events::PathId;
 use crate::time::{Nanos, Timestamp};
+use crate::wire::serial::{serial_gt, serial_le, serial_lt};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::net::IpAddr;
@@ -16,25 +17,6 @@ const MAX_WINDOW: usize = 1 << 20;
 const MAX_GAP_SPAN: u32 = 1 << 16;
 /// RFC 9260 §7.2.4: the third miss indication triggers fast retransmit.
 const FAST_RETRANSMIT_MISSES: u8 = 3;
-
-/// `a > b` in 32-bit serial number arithmetic (RFC 1982, RFC 9260 §1.6).
-pub fn serial_gt(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) > 0
-}
-
-/// `a <= b` in 32-bit serial number arithmetic (RFC 1982, RFC 9260 §1.6):
-/// not [`serial_gt`]`(a, b)`.
-pub fn serial_le(a: u32, b: u32) -> bool {
-    !serial_gt(a, b)
-}
-
-/// Linux's `TSN_lt(a, b)` (include/net/sctp/sm.h): `a - b` negative as a
-/// signed 32-bit number. Unlike `serial_gt(b, a)` it holds at exactly 2^31
-/// apart (RFC 1982 leaves that undefined), where Linux drops a SACK as
-/// stale.
-fn tsn_lt(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) < 0
-}
 
 /// The destination address of a path (SFR-CACC keeps its state per
 /// destination, as Linux does per transport; a path here is a
@@ -1014,7 +996,10 @@ impl TsnLedger {
         if self
             .counters
             .cumulative_tsn_ack
-            .is_some_and(|acked| tsn_lt(cumulative, acked))
+            // Linux's TSN_lt (include/net/sctp/sm.h): unlike RFC 1982 it
+            // orders numbers exactly 2^31 apart, where Linux drops the
+            // SACK as stale.
+            .is_some_and(|acked| serial_lt(cumulative, acked))
         {
             self.counters.stale_sacks += 1;
             return None;
