@@ -13,6 +13,11 @@
 //! they are bound here at the crate root under the names the report crate
 //! gives them, so `crate::document` in the reproduction is the report's
 //! `document` module.
+//!
+//! The public surface is what the binary `sctp-handover-lab` calls; the
+//! paper sections, their statistics and readers are private to the crate.
+
+#![warn(missing_docs)]
 
 pub(crate) use sctp_handover_report::{document, figures, html, markdown, stats};
 

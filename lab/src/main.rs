@@ -52,7 +52,7 @@ fn main() -> anyhow::Result<()> {
 /// The seeds' experiments beside the runs (docs/reproduction.md).
 fn draw_reproduction(args: &ReproductionArgs) -> anyhow::Result<()> {
     if let (Some(runs), Some(tables), Some(sweeps)) = (&args.runs, &args.tables, &args.sweeps) {
-        reproduction::export::export(tables, runs, sweeps, &args.note, &args.out)?;
+        reproduction::export(tables, runs, sweeps, &args.note, &args.out)?;
     }
     let config = reproduction::Config::from_copy(&args.out)?;
     let doc = reproduction::build(&config)?;

@@ -27,6 +27,12 @@ pub fn relative_source(source: &str) -> String {
     }
 }
 
+/// Writes the report's copy into `out`: `tables/<table>/part-all.csv` for
+/// each table the report reads from the dataset `tables` (rows sorted by
+/// capture, sources relative to the report), `runs/` with each run's files
+/// from `runs` (`RUN_FILES`: ground truth and parameters, no captures), the
+/// `sweeps` file as `sweeps.txt` and `notes` as `provenance.txt`, one per
+/// line. A previous copy's tables/ and runs/ are replaced.
 pub fn export(
     tables: &Path,
     runs: &Path,

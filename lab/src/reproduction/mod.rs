@@ -7,22 +7,30 @@
 //! harness's events.jsonl), the dataset `analyze --out` wrote from it, and
 //! the sweeps file naming each sweep's scenario and parameters. Every
 //! number comes from the dataset's tables or the kernel's lines of
-//! events.jsonl ([`truth`]).
+//! events.jsonl (`truth.rs`).
+//!
+//! The binary's steps: [`export()`] copies what the report reads beside it,
+//! [`Config::from_copy`] names that copy, [`build`] draws the document from
+//! it and [`write()`] writes the files. One file per paper draws its sections
+//! (`koh_kim.rs`, `bokor.rs`, `honda.rs`, `eklund.rs`, `wang_song.rs`;
+//! `published.rs` holds the papers' numbers).
 
-pub mod bokor;
-pub mod eklund;
-pub mod export;
-pub mod honda;
-pub mod koh_kim;
-pub mod prediction;
-pub mod published;
-pub mod rows;
-pub mod runs;
-pub mod scatter;
-pub mod sweeps;
-pub mod truth;
-pub mod verdict;
-pub mod wang_song;
+mod bokor;
+mod eklund;
+mod export;
+mod honda;
+mod koh_kim;
+mod prediction;
+mod published;
+mod rows;
+mod runs;
+mod scatter;
+mod sweeps;
+mod truth;
+mod verdict;
+mod wang_song;
+
+pub use export::export;
 
 use crate::document::{Block, Document, Section, Table};
 use crate::figures::svg::trimmed;
@@ -35,20 +43,23 @@ use std::path::{Path, PathBuf};
 use sweeps::Sweep;
 use verdict::Verdict;
 
+/// Where the report is drawn from; [`Config::from_copy`] reads the report's
+/// own copy.
 pub struct Config {
     /// The harness runs (`<sweep>/<scenario>/<group>/rNN/`).
-    pub runs: PathBuf,
+    pub(crate) runs: PathBuf,
     /// The dataset `analyze --out` wrote from them.
-    pub tables: PathBuf,
+    pub(crate) tables: PathBuf,
     /// The sweeps file (scripts/reproduce.sweeps).
-    pub sweeps: PathBuf,
+    pub(crate) sweeps: PathBuf,
     /// Lines for the provenance section (date, machine load, …).
-    pub provenance: Vec<String>,
+    pub(crate) provenance: Vec<String>,
 }
 
 impl Config {
     /// The configuration that redraws the report from its own copy in
-    /// `dir` (tables/, runs/, sweeps.txt, provenance.txt; [`export`]).
+    /// `dir` (tables/, runs/, sweeps.txt, provenance.txt; [`export()`]
+    /// writes it).
     pub fn from_copy(dir: &Path) -> anyhow::Result<Config> {
         let notes = std::fs::read_to_string(dir.join("provenance.txt"))
             .with_context(|| format!("{}: no provenance.txt", dir.display()))?;
@@ -62,7 +73,7 @@ impl Config {
 }
 
 /// What every section reads.
-pub struct Data {
+pub(crate) struct Data {
     pub runs: PathBuf,
     pub sweeps: Vec<Sweep>,
     pub handovers: Rows,
@@ -130,7 +141,7 @@ impl Data {
 }
 
 /// A section's "the paper's parameters beside ours" table.
-pub fn setup_table(name: &str, title: &str, rows: &[(&str, &str, &str)]) -> Block {
+pub(crate) fn setup_table(name: &str, title: &str, rows: &[(&str, &str, &str)]) -> Block {
     let mut t = Table::new(name, title, &["parameter", "paper", "this reproduction"]);
     for (p, paper, ours) in rows {
         t.row(vec![(*p).into(), (*paper).into(), (*ours).into()]);
@@ -138,7 +149,7 @@ pub fn setup_table(name: &str, title: &str, rows: &[(&str, &str, &str)]) -> Bloc
     Block::Table(t)
 }
 
-pub fn load(config: &Config) -> anyhow::Result<Data> {
+pub(crate) fn load(config: &Config) -> anyhow::Result<Data> {
     let read = |t: &str| -> anyhow::Result<Rows> {
         match sctp_handover_tables::read::read_table(&config.tables, t)? {
             Some(df) => Rows::new(&df),
@@ -267,7 +278,7 @@ fn excluded(data: &Data) -> Vec<crate::document::Excluded> {
 }
 
 /// Statistics of some values (sample standard deviation, n − 1).
-pub fn stat_of(values: &[f64]) -> Stat {
+pub(crate) fn stat_of(values: &[f64]) -> Stat {
     let n = values.len();
     if n == 0 {
         return Stat::default();
@@ -293,7 +304,7 @@ pub fn stat_of(values: &[f64]) -> Stat {
 }
 
 /// "mean (min–max)" with `places` decimals, or "–" without values.
-pub fn mmm(s: &Stat, places: usize) -> String {
+pub(crate) fn mmm(s: &Stat, places: usize) -> String {
     match (s.mean, s.min, s.max) {
         (Some(mean), Some(lo), Some(hi)) => {
             format!("{mean:.places$} ({lo:.places$}–{hi:.places$})")
@@ -303,7 +314,7 @@ pub fn mmm(s: &Stat, places: usize) -> String {
 }
 
 /// The cells n, mean, min, max of a statistic (ms to 0.01).
-pub fn cells(s: &Stat) -> Vec<String> {
+pub(crate) fn cells(s: &Stat) -> Vec<String> {
     let r = |v: Option<f64>| v.map_or(String::new(), |x| trimmed(x, 2));
     vec![s.n.to_string(), r(s.mean), r(s.min), r(s.max)]
 }

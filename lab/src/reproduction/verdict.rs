@@ -38,19 +38,6 @@ pub struct Verdict {
     pub section: &'static str,
 }
 
-impl Verdict {
-    /// The verdict as a sentence at the end of its section.
-    pub fn sentence(&self) -> String {
-        format!(
-            "Verdict: {} — {} Published: {}; measured: {}.",
-            self.kind.label(),
-            self.evidence,
-            self.published,
-            self.measured
-        )
-    }
-}
-
 pub fn section(verdicts: &[Verdict]) -> Section {
     let mut s = Section::new("verdicts", "Verdicts", 2);
     let count = |k: Kind| verdicts.iter().filter(|v| v.kind == k).count();
