@@ -3,6 +3,8 @@
 //! overflow, kept checked in the fuzz build) or a failed check here is what
 //! AFL++ records as a crash.
 
+#![warn(missing_docs)]
+
 use sctp_handover::analysis::{
     analyze_reader, AnalysisOptions, AssociationPart, AssociationReport, ReportSink,
 };
