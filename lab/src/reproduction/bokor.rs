@@ -7,7 +7,7 @@
 //! the link-up phase spread (Fig. 6, eq. (1)), and Fig. 12. The
 //! correspondent's kernel log is the ground truth.
 
-use super::prediction::{self, eq3, eq4};
+use super::prediction::{self, predicted_backoff_ms, predicted_fixed_rto_ms};
 use super::published::{
     BOKOR_DEFAULT, BOKOR_FIG12, BOKOR_FIG2, BOKOR_FIG5, BOKOR_LINEAR, BOKOR_RECOGNITION,
     BOKOR_RETRANSMISSIONS,
@@ -265,12 +265,18 @@ fn linear(data: &Data, sweep_id: &str, title: &str, paper: bool) -> anyhow::Resu
         predictions.push(Prediction {
             name: format!("eq. (4) as printed: PMR·RTO, PMR {p} (configured)"),
             series: format!("kernel ADDR_UNREACHABLE, PMR {p}"),
-            points: xs.iter().map(|x| (*x, eq4(*x, *p as f64, false))).collect(),
+            points: xs
+                .iter()
+                .map(|x| (*x, predicted_fixed_rto_ms(*x, *p as f64, false)))
+                .collect(),
         });
         predictions.push(Prediction {
             name: format!("eq. (4'), Linux: (PMR+1)·RTO, PMR {p} (configured)"),
             series: format!("kernel ADDR_UNREACHABLE, PMR {p}"),
-            points: xs.iter().map(|x| (*x, eq4(*x, *p as f64, true))).collect(),
+            points: xs
+                .iter()
+                .map(|x| (*x, predicted_fixed_rto_ms(*x, *p as f64, true)))
+                .collect(),
         });
     }
     if let Some(f) = sweep::figure(
@@ -293,7 +299,7 @@ fn linear(data: &Data, sweep_id: &str, title: &str, paper: bool) -> anyhow::Resu
         &g,
         &format!("{sweep_id}-table"),
         "RTO.min = RTO.max: failover against eq. (4), analyzer against the kernel (ms)",
-        &|r: &Run, linux| eq4(r.rto_min, r.pmr, linux),
+        &|r: &Run, linux| predicted_fixed_rto_ms(r.rto_min, r.pmr, linux),
     )));
     let (count_ok, n) = pmr_rule(&runs);
     s.text(format!(
@@ -350,7 +356,9 @@ fn linear(data: &Data, sweep_id: &str, title: &str, paper: bool) -> anyhow::Resu
         let ratio = stat_of(
             &runs
                 .iter()
-                .filter_map(|r| Some(r.truth.unreachable_ms? / eq4(r.rto_min, r.pmr, false)))
+                .filter_map(|r| {
+                    Some(r.truth.unreachable_ms? / predicted_fixed_rto_ms(r.rto_min, r.pmr, false))
+                })
                 .collect::<Vec<_>>(),
         );
         data.verdict(Verdict {
@@ -462,7 +470,7 @@ fn grid(data: &Data) -> anyhow::Result<Section> {
             series: format!("kernel ADDR_UNREACHABLE, RTO.Max {m}"),
             points: xs
                 .iter()
-                .map(|(p, rto)| (*p, eq3(*rto, *m as f64, *p, true)))
+                .map(|(p, rto)| (*p, predicted_backoff_ms(*rto, *m as f64, *p, true)))
                 .collect(),
         });
     }
@@ -496,7 +504,7 @@ fn grid(data: &Data) -> anyhow::Result<Section> {
         &g2,
         "bokor-grid-table",
         "RTO.Max × PMR: failover against eq. (3), analyzer against the kernel (ms; the RTO column is RTO.Max)",
-        &|r: &Run, linux| eq3(r.rto_min, r.rto_max, r.pmr, linux),
+        &|r: &Run, linux| predicted_backoff_ms(r.rto_min, r.rto_max, r.pmr, linux),
     );
     t.title
         .push_str("; the retransmission counts are in the Fig. 7 figure's CSV");
@@ -561,14 +569,24 @@ fn grid(data: &Data) -> anyhow::Result<Section> {
         &runs
             .iter()
             .filter(|r| r.rto_max > r.rto_min)
-            .filter_map(|r| Some(r.truth.unreachable_ms? / eq3(r.rto_min, r.rto_max, r.pmr, true)))
+            .filter_map(|r| {
+                Some(
+                    r.truth.unreachable_ms?
+                        / predicted_backoff_ms(r.rto_min, r.rto_max, r.pmr, true),
+                )
+            })
             .collect::<Vec<_>>(),
     );
     let ratio_printed = stat_of(
         &runs
             .iter()
             .filter(|r| r.rto_max > r.rto_min)
-            .filter_map(|r| Some(r.truth.unreachable_ms? / eq3(r.rto_min, r.rto_max, r.pmr, false)))
+            .filter_map(|r| {
+                Some(
+                    r.truth.unreachable_ms?
+                        / predicted_backoff_ms(r.rto_min, r.rto_max, r.pmr, false),
+                )
+            })
             .collect::<Vec<_>>(),
     );
     let (count_ok, n) = pmr_rule(&runs);
@@ -611,7 +629,7 @@ fn default_settings(data: &Data) -> anyhow::Result<Section> {
         &g,
         "bokor-default-table",
         "Default settings: failover against eq. (3), analyzer against the kernel (ms)",
-        &|r: &Run, linux| eq3(r.rto_min, r.rto_max, r.pmr, linux),
+        &|r: &Run, linux| predicted_backoff_ms(r.rto_min, r.rto_max, r.pmr, linux),
     )));
     let m = truth_stat(&runs.iter().collect::<Vec<_>>(), |t| t.unreachable_ms);
     let i = stat_of(
@@ -622,8 +640,8 @@ fn default_settings(data: &Data) -> anyhow::Result<Section> {
     );
     let (e3, e3l) = runs.first().map_or((0.0, 0.0), |r| {
         (
-            eq3(r.rto_min, r.rto_max, r.pmr, false),
-            eq3(r.rto_min, r.rto_max, r.pmr, true),
+            predicted_backoff_ms(r.rto_min, r.rto_max, r.pmr, false),
+            predicted_backoff_ms(r.rto_min, r.rto_max, r.pmr, true),
         )
     });
     let detect = metric(

@@ -3,7 +3,7 @@
 //! timeout or an error counter reset counted apart); Paper II: the RFC's
 //! RTO.min / PMR against tuned values, RTO.max capping the back-off.
 
-use super::prediction::{self, eq3};
+use super::prediction::{self, predicted_backoff_ms};
 use super::published::{EKLUND, EKLUND_SLOW_START, EKLUND_TUNING};
 use super::runs::{runs, Run};
 use super::verdict::{Kind, Verdict};
@@ -263,7 +263,12 @@ fn tuning(data: &Data) -> anyhow::Result<Section> {
             mmm(&k, 1),
             distinct(&v, &|t| t.error_count),
             distinct(&v, &|t| t.t3_expiries),
-            num(Some(eq3(first.rto_min, first.rto_max, first.pmr, true))),
+            num(Some(predicted_backoff_ms(
+                first.rto_min,
+                first.rto_max,
+                first.pmr,
+                true,
+            ))),
             red.map_or("–".into(), |r| format!("{r:.1} %")),
         ]);
         bars_data.push((label, k));

@@ -21,13 +21,13 @@ pub const TICK_MS: f64 = 10.0;
 /// Bokor's eq. (3) as printed: Σ_{i<PMR} RTO·2^i, each term capped at
 /// RTO.Max; with `linux` the kernel's count: the path goes inactive at the
 /// (PMR+1)-th expiry, so the sum runs to i = PMR.
-pub fn eq3(rto: f64, rto_max: f64, pmr: f64, linux: bool) -> f64 {
+pub fn predicted_backoff_ms(rto: f64, rto_max: f64, pmr: f64, linux: bool) -> f64 {
     let terms = pmr as i32 + i32::from(linux);
     (0..terms).map(|i| (rto * 2f64.powi(i)).min(rto_max)).sum()
 }
 
 /// Eq. (4), RTO.min = RTO.max: PMR · RTO; Linux: (PMR + 1) · RTO.
-pub fn eq4(rto: f64, pmr: f64, linux: bool) -> f64 {
+pub fn predicted_fixed_rto_ms(rto: f64, pmr: f64, linux: bool) -> f64 {
     (pmr + f64::from(u8::from(linux))) * rto
 }
 
@@ -58,7 +58,7 @@ pub fn of(data: &Data, r: &Run) -> Predicted {
     let flag = |c: &str| data.handovers.num(c, r.row).unwrap_or(0.0) as u64;
     Predicted {
         kernel_ms,
-        configured_ms: eq3(r.rto_min, r.rto_max, r.pmr, true),
+        configured_ms: predicted_backoff_ms(r.rto_min, r.rto_max, r.pmr, true),
         residual_ms: r.truth.unreachable_ms.zip(kernel_ms).map(|(u, k)| u - k),
         spurious: flag("failover_spurious_expiries"),
         resets: flag("failover_counter_resets"),
@@ -264,14 +264,17 @@ mod tests {
     #[test]
     fn equations_as_printed_and_as_linux_counts() {
         // PMR 2, RTO 200 ms: eq. (4) 400 ms, Linux 600 ms of T3 timer.
-        assert_eq!(eq4(200.0, 2.0, false), 400.0);
-        assert_eq!(eq4(200.0, 2.0, true), 600.0);
+        assert_eq!(predicted_fixed_rto_ms(200.0, 2.0, false), 400.0);
+        assert_eq!(predicted_fixed_rto_ms(200.0, 2.0, true), 600.0);
         // Eq. (3) with doubling: 200 + 400 (printed), + 800 (Linux).
-        assert_eq!(eq3(200.0, 60000.0, 2.0, false), 600.0);
-        assert_eq!(eq3(200.0, 60000.0, 2.0, true), 1400.0);
+        assert_eq!(predicted_backoff_ms(200.0, 60000.0, 2.0, false), 600.0);
+        assert_eq!(predicted_backoff_ms(200.0, 60000.0, 2.0, true), 1400.0);
         // Capped at RTO.Max: 100 + 200 + 400 + 400.
-        assert_eq!(eq3(100.0, 400.0, 3.0, true), 1100.0);
+        assert_eq!(predicted_backoff_ms(100.0, 400.0, 3.0, true), 1100.0);
         // RTO.min = RTO.max makes eq. (3) eq. (4).
-        assert_eq!(eq3(200.0, 200.0, 2.0, true), eq4(200.0, 2.0, true));
+        assert_eq!(
+            predicted_backoff_ms(200.0, 200.0, 2.0, true),
+            predicted_fixed_rto_ms(200.0, 2.0, true)
+        );
     }
 }
