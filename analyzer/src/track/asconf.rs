@@ -1,7 +1,6 @@
 //! ASCONF / ASCONF-ACK matching and the RFC 5061 reading of the results.
 
 use super::assoc::{PendingAsconf, SentAsconf};
-use crate::wire::serial::serial_le;
 use super::{Ctx, Tracker};
 use crate::events::{
     AddressSource, AsconfOutcome, AsconfRequestEvent, AsconfResultEvent, EventKind, EventSink,
@@ -9,6 +8,7 @@ use crate::events::{
 };
 use crate::wire::sctp_chunk::{AsconfAckChunk, AsconfChunk};
 use crate::wire::sctp_param::{cause_code, AsconfOp, AsconfRequestRepr, AsconfResponseRepr};
+use crate::wire::serial::serial_le;
 
 /// Outstanding ASCONFs remembered per association for matching; the
 /// oldest is forgotten beyond this.
