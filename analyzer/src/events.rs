@@ -3,6 +3,7 @@
 //! it in Wireshark. Metrics and outputs consume these; nothing flows back.
 
 use crate::time::Timestamp;
+use crate::track::AssociationEndReason;
 use crate::wire::sctp_param::AsconfOp;
 use serde::Serialize;
 use std::net::IpAddr;
@@ -275,9 +276,9 @@ pub enum EventKind {
     },
     /// The association ended (or was replaced by a new one).
     AssociationEnd {
-        /// "abort", "shutdown_complete" or "superseded" (a new INIT between
-        /// the same endpoints and ports: restart or port reuse).
-        reason: &'static str,
+        /// How it ended (a new INIT between the same endpoints and ports:
+        /// superseded, by a restart or port reuse).
+        reason: AssociationEndReason,
     },
     /// An endpoint's address became known.
     AddressLearned {

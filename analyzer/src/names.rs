@@ -71,6 +71,8 @@ mod tests {
     use crate::capture::CaptureFormat;
     use crate::events::{AsconfOutcome, RetransmissionReason};
     use crate::handover::{CapturePoint, ComponentGroup, SwitchClass, WindowEnd};
+    use crate::track::path::PathStatus;
+    use crate::track::AssociationEndReason;
 
     /// Each name parses back to its variant, is what JSON writes, and is
     /// what `Display` writes.
@@ -99,11 +101,22 @@ mod tests {
         round_trips(CaptureFormat::ALL, CaptureFormat::NAMES);
         round_trips(ComponentGroup::ALL, ComponentGroup::NAMES);
         round_trips(RetransmissionReason::ALL, RetransmissionReason::NAMES);
+        round_trips(PathStatus::ALL, PathStatus::NAMES);
+        round_trips(AssociationEndReason::ALL, AssociationEndReason::NAMES);
         assert_eq!(
             SwitchClass::NAMES,
             ["planned", "failover", "return", "other"]
         );
         assert_eq!(CapturePoint::NAMES, ["mn", "cn", "middle", "unknown"]);
+        // The names the tables' schema (tables/src/schema.rs) documents.
+        assert_eq!(
+            PathStatus::NAMES,
+            ["active", "potentially_failed", "inactive"]
+        );
+        assert_eq!(
+            AssociationEndReason::NAMES,
+            ["abort", "shutdown_complete", "superseded"]
+        );
     }
 
     #[test]

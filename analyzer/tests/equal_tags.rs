@@ -10,7 +10,7 @@ mod common;
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
 use sctp_handover::capture::link_type;
-use sctp_handover::track::assoc::{Association, Start};
+use sctp_handover::track::assoc::{Association, AssociationEndReason, Start};
 use sctp_handover::wire::sctp::Packet as SctpPacket;
 use sctp_handover::wire::sctp_chunk::chunk_type;
 use std::net::{IpAddr, Ipv4Addr};
@@ -187,7 +187,7 @@ fn equal_initiate_tags_keep_two_directions() {
         assert_eq!(a.endpoints[0].verification_tag, Some(TAG), "{name}");
         assert_eq!(a.endpoints[1].verification_tag, Some(TAG), "{name}");
         assert!(a.established_frame.is_some(), "{name}: COOKIE ACK seen");
-        assert_eq!(a.end, Some("abort"), "{name}");
+        assert_eq!(a.end, Some(AssociationEndReason::Abort), "{name}");
         assert_eq!(a.paths.len(), 2, "{name}");
         for p in &a.paths {
             assert_eq!(p.sender, usize::from(p.src == b1), "{name}: {p:?}");

@@ -5,6 +5,7 @@ mod common;
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
 use sctp_handover::events::{AddressSource, AsconfOutcome, EventKind};
+use sctp_handover::track::AssociationEndReason;
 use sctp_handover::wire::sctp_param::AsconfOp;
 use std::net::IpAddr;
 
@@ -25,7 +26,7 @@ fn koh_kim_1_mobile_node_capture() {
     assert_eq!(a.associations.len(), 1);
     let assoc = &a.associations[0];
     assert_eq!(assoc.first_frame, 10);
-    assert_eq!(assoc.end, Some("shutdown_complete"));
+    assert_eq!(assoc.end, Some(AssociationEndReason::ShutdownComplete));
     assert_eq!(assoc.end_frame, Some(197));
 
     // The MN's address set: the old address deleted by the acknowledged

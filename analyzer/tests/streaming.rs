@@ -14,7 +14,7 @@ use sctp_handover::decode::{DecodeOptions, Decoded, Decoder};
 use sctp_handover::handover::{HandoverConfig, HandoverEngine};
 use sctp_handover::output::{jsonl, summary::Summary};
 use sctp_handover::time::Timestamp;
-use sctp_handover::track::{Footprint, TrackConfig, Tracker};
+use sctp_handover::track::{AssociationEndReason, Footprint, TrackConfig, Tracker};
 use std::path::{Path, PathBuf};
 
 const SEC: i64 = 1_000_000_000;
@@ -92,7 +92,10 @@ fn an_ended_association_is_reported_before_the_file_ends() {
     assert_eq!(reports.len(), 2);
     let (a, b) = (&reports[0], &reports[1]);
     assert_eq!(a.association.id, 0);
-    assert_eq!(a.association.end, Some("shutdown_complete"));
+    assert_eq!(
+        a.association.end,
+        Some(AssociationEndReason::ShutdownComplete)
+    );
     assert_eq!(
         a.retired,
         Retired::Ended {
@@ -176,7 +179,10 @@ fn an_idle_association_is_retired_and_a_later_packet_starts_a_new_one() {
     let reports = stream(&path, &options);
     assert_eq!(reports.len(), 1);
     assert_eq!(reports[0].retired, Retired::EndOfFile);
-    assert_eq!(reports[0].association.end, Some("shutdown_complete"));
+    assert_eq!(
+        reports[0].association.end,
+        Some(AssociationEndReason::ShutdownComplete)
+    );
 }
 
 #[test]

@@ -21,7 +21,7 @@ fn signature(a: &FileAnalysis) -> String {
             "assoc {} ports {:?} end {:?}\n",
             assoc.id,
             assoc.ports(),
-            assoc.end
+            assoc.end.map(|e| e.as_str())
         );
         for p in &assoc.paths {
             s += &format!(

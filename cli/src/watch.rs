@@ -567,7 +567,7 @@ impl ReportSink for Printer {
                 rtt_ms.map_or("?".into(), |r| format!("{r:.3} ms")),
                 results
                     .iter()
-                    .map(|r| format!("{} {} {:?}", r.op.name(), r.address, r.outcome))
+                    .map(|r| format!("{} {} {}", r.op.name(), r.address, r.outcome.as_str()))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

@@ -301,7 +301,7 @@ fn association_row(rows: &mut Rows, r: &AssociationReport, counts: Carried) {
         .time(t(a.last_time))
         .f64(a.last_time.since(a.first_time).as_millis_f64())
         .u64(a.established_frame)
-        .str(a.end)
+        .str(a.end.map(|e| e.as_str()))
         .u64(a.end_frame)
         .u64(a.packets)
         .u64(u64::from(a.endpoints[0].port))
@@ -549,7 +549,7 @@ fn event_rows(rows: &mut Rows, id: AssocId, events: &[Event], handovers: &[Hando
             EventKind::AssociationEnd { reason } => (
                 "association_end",
                 EventRow {
-                    detail: Some((*reason).into()),
+                    detail: Some(reason.as_str().into()),
                     ..Default::default()
                 },
             ),

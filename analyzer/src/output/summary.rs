@@ -11,7 +11,7 @@ use crate::analysis::{AssociationPart, AssociationReport, FileAnalysis, FileRepo
 use crate::events::{AddressSource, AssocId, Event, EventKind};
 use crate::handover::{ComponentDescriptor, Handover, SwitchClass, COMPONENTS};
 use crate::time::{Nanos, Timestamp};
-use crate::track::assoc::{Association, Start};
+use crate::track::assoc::{Association, AssociationEndReason, Start};
 use crate::track::rto::RttStats;
 use rustc_hash::FxHashMap;
 use std::fmt::Write as _;
@@ -63,7 +63,7 @@ impl Anomalies {
                 .count(),
             unanswered_asconfs: a.unanswered_asconfs(),
             malformed_chunks: a.malformed_chunks,
-            aborted: a.end == Some("abort"),
+            aborted: a.end == Some(AssociationEndReason::Abort),
         }
     }
 
@@ -390,9 +390,9 @@ fn header(s: &mut String, f: &FileReport) -> std::fmt::Result {
     };
     writeln!(
         s,
-        "{}  ({:?}{}, {} frames{})",
+        "{}  ({}{}, {} frames{})",
         f.path.display(),
-        f.format,
+        f.format.as_str(),
         if f.compressed { ", gzip" } else { "" },
         f.frames,
         span
@@ -729,10 +729,10 @@ fn event_line(e: &Event, origin: Option<Timestamp>) -> Option<String> {
                 .iter()
                 .map(|r| {
                     format!(
-                        "{} {}: {:?}{}",
+                        "{} {}: {}{}",
                         r.op.name(),
                         r.address,
-                        r.outcome,
+                        r.outcome.as_str(),
                         r.error_cause.map_or(String::new(), |c| format!(" ({c})"))
                     )
                 })

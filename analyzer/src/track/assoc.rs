@@ -422,6 +422,24 @@ pub(crate) struct SentAsconf {
     pub acknowledged: bool,
 }
 
+/// How an association ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AssociationEndReason {
+    /// An ABORT chunk (RFC 9260 §9.1).
+    Abort,
+    /// A SHUTDOWN COMPLETE chunk (RFC 9260 §9.2).
+    ShutdownComplete,
+    /// A new INIT between the same endpoints and ports (restart or port
+    /// reuse, RFC 9260 §5.2).
+    Superseded,
+}
+
+crate::names::output_names!(AssociationEndReason, "association end" {
+    Abort => "abort",
+    ShutdownComplete => "shutdown_complete",
+    Superseded => "superseded",
+});
+
 /// The wire-level association the tracker owns: endpoints, addresses,
 /// verification tags, paths with their state, data directions, and the
 /// outstanding HEARTBEATs and ASCONFs.
@@ -441,8 +459,8 @@ pub struct Association {
     pub last_time: Timestamp,
     /// The COOKIE ACK that established it; `None` when not captured.
     pub established_frame: Option<u64>,
-    /// "abort", "shutdown_complete" or "superseded".
-    pub end: Option<&'static str>,
+    /// How it ended; `None` while it has not ended.
+    pub end: Option<AssociationEndReason>,
     /// The frame that ended it (the ABORT, SHUTDOWN COMPLETE, or the
     /// packet of the association that superseded it); `None` while it has
     /// not ended.

@@ -1,6 +1,6 @@
 //! Demultiplexing: which association, sending endpoint and path a packet belongs to.
 
-use super::assoc::{Association, Start};
+use super::assoc::{Association, AssociationEndReason, Start};
 use super::index::{port_pair, remove_from};
 use super::path::PathState;
 use super::Tracker;
@@ -295,13 +295,13 @@ impl Tracker {
         ids.sort_unstable();
         ids.dedup();
         for id in ids {
-            if self.end(id, "superseded", frame) {
+            if self.end(id, AssociationEndReason::Superseded, frame) {
                 sink.emit(Event {
                     frame,
                     time,
                     association: id,
                     kind: EventKind::AssociationEnd {
-                        reason: "superseded",
+                        reason: AssociationEndReason::Superseded,
                     },
                 });
             }

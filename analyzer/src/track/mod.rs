@@ -30,6 +30,7 @@ use crate::wire::sctp_chunk::{
 };
 use crate::wire::Error as WireError;
 use assoc::Association;
+pub use assoc::AssociationEndReason;
 use index::{HalfKnown, InitIndex, OpenByAddress, TagIndex};
 use path::{ChunkCounts, Transition};
 pub use retire::Footprint;
@@ -243,7 +244,7 @@ impl Tracker {
     /// Ends an association (once): it leaves the tables of open
     /// associations and will be retired after [`TrackConfig::end_linger`].
     /// Returns false when it had ended already.
-    fn end(&mut self, id: AssocId, reason: &'static str, frame: u64) -> bool {
+    fn end(&mut self, id: AssocId, reason: AssociationEndReason, frame: u64) -> bool {
         let a = &mut self.associations[id];
         if a.end.is_some() {
             return false;
@@ -453,9 +454,9 @@ impl Tracker {
             }
             chunk_type::ABORT | chunk_type::SHUTDOWN_COMPLETE => {
                 let reason = if chunk.chunk_type() == chunk_type::ABORT {
-                    "abort"
+                    AssociationEndReason::Abort
                 } else {
-                    "shutdown_complete"
+                    AssociationEndReason::ShutdownComplete
                 };
                 if self.end(ctx.assoc, reason, ctx.frame) {
                     sink.emit(ctx.event(EventKind::AssociationEnd { reason }));

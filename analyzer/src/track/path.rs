@@ -139,8 +139,7 @@ pub struct Thresholds {
 }
 
 /// The inferred state of a path (docs/metrics.md, "Inferred path state").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PathStatus {
     /// Its error count is within the thresholds (or it answered again).
     #[default]
@@ -153,17 +152,11 @@ pub enum PathStatus {
     Inactive,
 }
 
-impl PathStatus {
-    /// The state's name in the outputs (`active`, `potentially_failed`,
-    /// `inactive`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PathStatus::Active => "active",
-            PathStatus::PotentiallyFailed => "potentially_failed",
-            PathStatus::Inactive => "inactive",
-        }
-    }
-}
+crate::names::output_names!(PathStatus, "path state" {
+    Active => "active",
+    PotentiallyFailed => "potentially_failed",
+    Inactive => "inactive",
+});
 
 /// What an acknowledgement did to a path: the error count it cleared
 /// (when it was not zero) and the state transition.
