@@ -9,19 +9,36 @@
 //! capture, with the analyzer's default thresholds and with each run's
 //! own (plugin preferences), and with the default thresholds on every
 //! public capture too (`shared/public-captures`; two documented exceptions:
-//! capture duplicates and idle associations); the plugin's output matches
-//! its checked golden files, is the same with and without `-2`, and
-//! damaged input raises no Lua error.
+//! capture duplicates and idle associations) and on generated and fuzzed
+//! captures (`gen_workload` long and short, the fuzz regressions, the
+//! hostile variants tshark reads; no further exception); the plugin's
+//! output matches its checked golden files, is the same with and without
+//! `-2`, and damaged input raises no Lua error.
 
 #[path = "../analyzer/tests/common/mod.rs"]
 mod common;
+
+// The long mode of the workload generator (lab/src/bin/gen_workload/),
+// compiled into this test: the lab's binary cannot be built from a running
+// test (cargo holds the target directory's lock while tests run), and it
+// has no library; these three files use only std, crc32c and each other
+// (`crate::packet`, `crate::writer`).
+#[allow(dead_code)]
+#[path = "../lab/src/bin/gen_workload/long.rs"]
+mod long;
+#[allow(dead_code)]
+#[path = "../lab/src/bin/gen_workload/packet.rs"]
+mod packet;
+#[allow(dead_code)]
+#[path = "../lab/src/bin/gen_workload/writer.rs"]
+mod writer;
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
 use sctp_handover::events::{EventKind, PathId};
 use sctp_handover::time::Nanos;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 fn plugin() -> String {
@@ -421,11 +438,19 @@ struct Agreement {
 /// One tshark run (fields and expert messages) over a public capture,
 /// compared with the Lua core's failed paths and the analyzer.
 fn compare_public(capture: &Path) -> Agreement {
+    compare_read(capture, Some(0))
+}
+
+/// [`compare_public`], with tshark's exit status expected to be `status`
+/// (that of plain tshark: 2 on a file cut in the middle of a record, whose
+/// frames before the cut are read and compared).
+fn compare_read(capture: &Path, status: Option<i32>) -> Agreement {
     let out = fields_run(Input::Named(capture), &[]);
-    if !out.status.success() {
+    if out.status.code() != status {
         return Agreement {
             differences: vec![format!(
-                "tshark failed: {}",
+                "tshark exited with {:?}, not {status:?}: {}",
+                out.status.code(),
                 String::from_utf8_lossy(&out.stderr).trim()
             )],
             ..Agreement::default()
@@ -1181,5 +1206,197 @@ fn hostile_captures_raise_no_lua_error() {
                 assert!(!marked.is_empty(), "{what}: nothing marked");
             }
         }
+    }
+}
+
+/// A `gen_workload long` capture (`--megabytes`, `--rate`, `--seed`; 4
+/// associations), written as the binary writes it.
+fn generate_long(out: &Path, format: writer::Format, megabytes: u64, rate: f64, seed: u64) {
+    /// gen_workload's capture start: 2025-01-01T00:00:00Z.
+    const EPOCH_NS: i64 = 1_735_689_600_000_000_000;
+    let mut w = writer::CaptureWriter::create(out, format, long::LINKTYPE_ETHERNET)
+        .expect("create capture");
+    let options = long::Options {
+        associations: 4,
+        rate,
+        target_bytes: megabytes * 1_000_000,
+        start_ns: EPOCH_NS,
+    };
+    long::generate(&mut w, packet::Rng::new(seed), &options).expect("generate");
+    w.finish().expect("finish capture");
+}
+
+/// A `gen_workload short` capture, from the binary beside this test's
+/// (`cargo test --workspace`, as `make test` runs it, builds it: the lab
+/// has tests of its own); None, with a line saying so, when it is absent.
+fn generate_short(out: &Path, megabytes: u64, seed: u64) -> Option<()> {
+    let exe = std::env::current_exe().expect("test binary");
+    let generator = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|d| d.join("gen_workload"))
+        .filter(|g| g.is_file());
+    let Some(generator) = generator else {
+        println!(
+            "skipped: gen_workload short (no gen_workload beside {}; cargo build -p \
+             sctp-handover-lab --bin gen_workload)",
+            exe.display()
+        );
+        return None;
+    };
+    let status = Command::new(generator)
+        .arg("short")
+        .arg(out)
+        .args(["--megabytes", &megabytes.to_string()])
+        .args(["--seed", &seed.to_string()])
+        .arg("--template")
+        .arg(common::sample("koh-kim-1", "mn"))
+        .stderr(Stdio::null())
+        .status()
+        .expect("gen_workload runs");
+    assert!(status.success(), "gen_workload short: {status}");
+    Some(())
+}
+
+/// The comparison of [`plugin_and_analyzer_agree_on_every_public_capture`]
+/// on generated and fuzzed captures: `gen_workload long` at 1 MB (rate 50
+/// and 1, seed 1; rate 1, seed 3, pcapng) and 2 MB (rate 2, seed 2),
+/// `gen_workload short` at 1 MB (seed 1; when the binary is built), the fuzz regressions (analyzer/tests/fuzz-regressions/) and
+/// the hostile variants of koh-kim-1/mn (`common::hostile_captures`) that
+/// plain tshark reads frames of (the file cut in a record: up to the cut,
+/// tshark exiting with 2 as plain tshark does). No exception beyond
+/// [`compare_exceptions`]'s is needed: they agree.
+#[test]
+fn plugin_and_analyzer_agree_on_generated_and_fuzzed_captures() {
+    let started = std::time::Instant::now();
+    let dir = common::tempdir("dissector-generated");
+    let mut captures: Vec<(String, PathBuf)> = Vec::new();
+    // At the default rate (50 messages a second each way) 1 MB is 7 s of
+    // capture, before the first renumbering or outage (60-90 s in): lower
+    // rates make a megabyte minutes long, with both.
+    // One in pcapng (`--format pcapng`), which the Lua core reads itself.
+    use writer::Format::{Pcap, Pcapng};
+    for (format, megabytes, rate, seed) in [
+        (Pcap, 1, 50.0, 1),
+        (Pcap, 1, 1.0, 1),
+        (Pcap, 2, 2.0, 2),
+        (Pcapng, 1, 1.0, 3),
+    ] {
+        let ext = if format == Pcap { "pcap" } else { "pcapng" };
+        let path = dir.join(format!("long-{megabytes}mb-rate{rate}-seed{seed}.{ext}"));
+        generate_long(&path, format, megabytes, rate, seed);
+        captures.push((
+            format!("gen_workload long {megabytes} MB rate {rate} seed {seed} {ext}"),
+            path,
+        ));
+    }
+    let short = dir.join("short-1mb-seed1.pcap");
+    if generate_short(&short, 1, 1).is_some() {
+        captures.push(("gen_workload short 1 MB seed 1".into(), short));
+    }
+    let regressions = common::repo_root().join("analyzer/tests/fuzz-regressions");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&regressions)
+        .expect("fuzz regressions")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_none_or(|e| e != "md"))
+        .collect();
+    found.sort();
+    // Plain tshark's exit status on each: 0, or 2 for the file cut in the
+    // middle of a record (its frames before the cut are compared).
+    let mut status: BTreeMap<String, Option<i32>> = BTreeMap::new();
+    let mut unread = Vec::new();
+    let hostile = common::hostile_captures(&dir, "koh-kim-1", "mn")
+        .into_iter()
+        .map(|h| (format!("hostile koh-kim-1/mn {}", h.name), h.path));
+    let regressions = found.into_iter().map(|path| {
+        let name = path.file_name().expect("name").to_string_lossy();
+        (format!("fuzz regression {name}"), path)
+    });
+    for (name, path) in regressions.chain(hostile) {
+        let plain = tshark_run(
+            true,
+            Input::Named(&path),
+            &["-T", "fields", "-e", "frame.number"],
+        );
+        if plain.status.success() || !plain.stdout.is_empty() {
+            status.insert(name.clone(), plain.status.code());
+            captures.push((name, path));
+        } else {
+            unread.push(name);
+        }
+    }
+    let generated = started.elapsed().as_secs_f64();
+    let mut differences = Vec::new();
+    let mut total = Agreement::default();
+    for (name, capture) in &captures {
+        let mut r = compare_read(capture, status.get(name).copied().unwrap_or(Some(0)));
+        if !r.differences.is_empty() {
+            if let Some(e) = compare_exceptions(capture, &r) {
+                r = e;
+            }
+        }
+        let events: usize = r.state_events.values().sum();
+        println!(
+            "{name}: {} ASCONF pairs ({} resent, {} ACKs repeated), {} heartbeat pairs, \
+             {} switches, {events} path-state events {:?}{}",
+            r.asconf_pairs,
+            r.resent.0,
+            r.resent.1,
+            r.heartbeat_pairs,
+            r.switches,
+            r.state_events,
+            if r.differences.is_empty() {
+                String::new()
+            } else {
+                format!(", {} DIFFERENCES", r.differences.len())
+            }
+        );
+        total.asconf_pairs += r.asconf_pairs;
+        total.heartbeat_pairs += r.heartbeat_pairs;
+        total.switches += r.switches;
+        for (k, n) in r.state_events {
+            *total.state_events.entry(k).or_default() += n;
+        }
+        differences.extend(r.differences.iter().map(|d| format!("{name}: {d}")));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir(
+        std::env::temp_dir().join(format!("sctpho-agreement-{}", std::process::id())),
+    );
+    println!(
+        "{} generated and fuzzed captures ({generated:.1} s to write) in {:.1} s: {} ASCONF \
+         pairs, {} heartbeat pairs, {} switches, path-state events {:?}; not read by plain \
+         tshark, so not compared: {unread:?}",
+        captures.len(),
+        started.elapsed().as_secs_f64(),
+        total.asconf_pairs,
+        total.heartbeat_pairs,
+        total.switches,
+        total.state_events
+    );
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+    // What was compared is not empty: the long files' renumberings and
+    // outages (PFMR 0: potentially failed at the first T3 expiry), the
+    // short file's ADD-IP / SET-PRIMARY exchanges and the broken variants
+    // (2026-11-26: 11 captures, 90 ASCONF pairs, 262 heartbeat pairs, 108
+    // switches, 17 potentially failed; without the short file 10, 69, 255,
+    // 94).
+    assert!(captures.len() >= 10, "{}", captures.len());
+    assert!(
+        total.asconf_pairs >= 60 && total.heartbeat_pairs >= 250 && total.switches >= 90,
+        "{total:?}"
+    );
+    for kind in [
+        "path_potentially_failed",
+        "path_active",
+        "error_counter_cleared",
+        "spurious_expiry",
+    ] {
+        assert!(total.state_events.contains_key(kind), "{kind}: {total:?}");
     }
 }
