@@ -290,3 +290,275 @@ pub(super) fn sender_recovery(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The latency components (docs/metrics.md, "Handover latency
+    //! components"): the functions with their own inputs, and the total
+    //! handover latency through the engine ([`Feed`]).
+    use super::super::anchors::{Anchor, AnchorKind};
+    use super::super::mark::Mark;
+    use super::super::state::HeartbeatRecord;
+    use super::super::switch::tests::{ip, only, Feed, CN, MN};
+    use super::*;
+    use crate::time::Timestamp;
+    use crate::wire::sctp_param::AsconfOp;
+
+    fn at(frame: u64, ms: i64) -> Mark {
+        Mark {
+            frame,
+            time: Timestamp(ms * 1_000_000),
+        }
+    }
+
+    fn anchor(ms: i64, kind: AnchorKind, address: Option<IpAddr>) -> Anchor {
+        Anchor {
+            time: Timestamp(ms * 1_000_000),
+            kind,
+            address,
+            interface: None,
+        }
+    }
+
+    /// An exchange of `op` for `address`, first sent in frame `frame` at
+    /// `ms`, answered in `ack` (frame, ms).
+    fn exchange(
+        frame: u64,
+        ms: i64,
+        op: AsconfOp,
+        address: IpAddr,
+        ack: Option<(u64, i64)>,
+    ) -> AsconfExchange {
+        AsconfExchange {
+            serial: 1,
+            sender: MN,
+            ops: vec![(op, address)],
+            frame,
+            time: Timestamp(ms * 1_000_000),
+            transmissions: 1,
+            last_frame: frame,
+            last_time: Timestamp(ms * 1_000_000),
+            ack_frame: ack.map(|a| a.0),
+            ack_time: ack.map(|a| Timestamp(a.1 * 1_000_000)),
+            rtt_ms: None,
+            bytes: 20,
+            ack_bytes: 8,
+        }
+    }
+
+    fn ms(c: &Component) -> Option<i64> {
+        c.nanos.map(|n| n.0 / 1_000_000)
+    }
+
+    #[test]
+    fn path_confirmation_is_the_last_answered_heartbeat_on_the_new_path_before_the_switch() {
+        let hb = |path: PathId, frame: u64, ms: i64, ack: Option<Mark>| HeartbeatRecord {
+            path,
+            frame,
+            time: Timestamp(ms * 1_000_000),
+            ack,
+        };
+        let heartbeats = [
+            hb(1, 10, 100, Some(at(11, 130))),
+            // The last answered one on path 1: 200 → 245 ms.
+            hb(1, 20, 200, Some(at(21, 245))),
+            // Unanswered, and another path's.
+            hb(1, 30, 300, None),
+            hb(0, 31, 310, Some(at(32, 311))),
+            // After the switch (frame 40).
+            hb(1, 41, 400, Some(at(42, 401))),
+        ];
+        let c = path_confirmation(&heartbeats, 1, at(40, 350));
+        assert_eq!(ms(&c), Some(45));
+        assert_eq!(c.from.and_then(|p| p.frame), Some(20));
+        assert_eq!(c.to.and_then(|p| p.frame), Some(21));
+        let none = path_confirmation(&heartbeats[2..], 1, at(40, 350));
+        assert_eq!(none.ms, None);
+        assert!(none.missing.is_some());
+    }
+
+    #[test]
+    fn addip_sent_runs_from_the_addr_up_event_to_the_first_add_ip() {
+        let (a2, a3) = (ip("10.0.0.2"), ip("10.0.0.3"));
+        let config = HandoverConfig {
+            anchors: vec![
+                anchor(100, AnchorKind::AddrUp, Some(a2)),
+                // Another address's, and one after the ASCONF: not it.
+                anchor(150, AnchorKind::AddrUp, Some(a3)),
+                anchor(400, AnchorKind::AddrUp, Some(a2)),
+            ],
+            ..HandoverConfig::new()
+        };
+        let add = exchange(7, 191, AsconfOp::AddIp, a2, None);
+        // 191 − 100 = 91 ms.
+        let c = addip_sent(&config, Some(&add), Some(a2));
+        assert_eq!(c.nanos, Some(Nanos(91_000_000)));
+        // Without an addr_up event: not inferred.
+        let c = addip_sent(&HandoverConfig::new(), Some(&add), Some(a2));
+        assert_eq!(
+            (c.ms, c.missing.as_deref()),
+            (None, Some("no addr_up event for 10.0.0.2 (give --events)"))
+        );
+    }
+
+    #[test]
+    fn setprim_sent_runs_from_the_add_ips_asconf_ack_to_the_set_primary() {
+        let a2 = ip("10.0.0.2");
+        let add = exchange(7, 100, AsconfOp::AddIp, a2, Some((8, 130)));
+        let setprim = exchange(9, 180, AsconfOp::SetPrimary, a2, None);
+        let ack = addip_ack(Some(&add));
+        assert_eq!(ack.and_then(|p| p.frame), Some(8));
+        // 180 − 130 = 50 ms.
+        assert_eq!(ms(&setprim_sent(Some(&setprim), ack)), Some(50));
+        let unanswered = exchange(7, 100, AsconfOp::AddIp, a2, None);
+        assert_eq!(addip_ack(Some(&unanswered)).map(|p| p.time), None);
+        assert_eq!(
+            setprim_sent(Some(&setprim), None).missing.as_deref(),
+            Some("ADD-IP for the new address not acknowledged")
+        );
+    }
+
+    #[test]
+    fn sender_recovery_is_timed_from_the_add_ip_ack_for_a_mobile_sender_else_from_the_set_primary()
+    {
+        let a2 = ip("10.0.0.2");
+        let add = exchange(7, 100, AsconfOp::AddIp, a2, Some((8, 130)));
+        let setprim = exchange(9, 180, AsconfOp::SetPrimary, a2, None);
+        let switch = at(12, 221).point("first new DATA on the new path");
+        let ack = addip_ack(Some(&add));
+        // The MN sends: ASCONF-ACK 130 → switch 221 = 91 ms.
+        let mobile = sender_recovery(Some(MN), MN, ack, Some(&setprim), switch);
+        assert_eq!(ms(&mobile), Some(91));
+        // The CN sends: SET-PRIMARY 180 → switch 221 = 41 ms.
+        let peer = sender_recovery(Some(MN), CN, ack, Some(&setprim), switch);
+        assert_eq!(ms(&peer), Some(41));
+        assert_eq!(sender_recovery(Some(MN), CN, ack, None, switch).ms, None);
+    }
+
+    /// The CN sends 500, 501, 502 on C → A1 (10, 20, 30 ms), switches
+    /// with 503 to C → A2 at 40 ms; the MN, at `anchors`' addresses, has
+    /// added A2 (36, 37 ms). Then `after` runs.
+    fn total_latency(anchors: Vec<Anchor>, after: impl FnOnce(&mut Feed, [PathId; 4])) -> Handover {
+        let config = HandoverConfig {
+            anchors,
+            ..HandoverConfig::new()
+        };
+        let (mut f, paths) = Feed::two_homed(config);
+        let [c_a1, c_a2, _, a2_c] = paths;
+        let a2 = f.addr(c_a2).1;
+        for (k, tsn) in (500..503).enumerate() {
+            f.new_data(10_000 * (k as i64 + 1), CN, c_a1, tsn);
+        }
+        let add = f.asconf(36_000, MN, a2_c, 1, &[(AsconfOp::AddIp, a2)]);
+        f.asconf_ack(37_000, CN, c_a2, 1, add);
+        f.new_data(40_000, CN, c_a2, 503);
+        after(&mut f, paths);
+        only(f.finish())
+    }
+
+    #[test]
+    fn without_loss_the_total_handover_latency_is_the_switch_tsns_effective_transmission_minus_the_one_before(
+    ) {
+        // L + 1 = 503 (the switch TSN), L = 502: 40 − 30 = 10 ms.
+        let h = total_latency(Vec::new(), |f, [_, _, _, a2_c]| {
+            f.sack(60_000, a2_c, CN, 503, 0);
+        });
+        assert_eq!(h.sequence_gap_tsn, 503);
+        assert_eq!(ms(&h.total_handover_latency), Some(10));
+    }
+
+    #[test]
+    fn a_tsn_lost_in_the_switch_is_l_plus_1_and_its_retransmission_its_effective_transmission() {
+        // 500 acknowledged; 501 and 502, lost on C → A1, sent again on
+        // C → A2 at 300 and 301 ms: L + 1 = 501 (effective at 300 ms),
+        // L = 500 (10 ms): 290 ms. Network-layer disconnection:
+        // link_down 25 ms → addr_up of A2 35 ms = 10 ms; transport-layer
+        // latency 290 − 10 = 280 ms.
+        let a2 = ip("10.0.0.2");
+        let anchors = vec![
+            anchor(25, AnchorKind::LinkDown, None),
+            anchor(35, AnchorKind::AddrUp, Some(a2)),
+        ];
+        let h = total_latency(anchors, |f, [_, c_a2, _, a2_c]| {
+            f.sack(50_000, a2_c, CN, 500, 0);
+            f.retransmit(300_000, CN, c_a2, 501, None);
+            f.retransmit(301_000, CN, c_a2, 502, None);
+            f.sack(320_000, a2_c, CN, 503, 0);
+        });
+        assert_eq!(h.sequence_gap_tsn, 501);
+        assert_eq!(ms(&h.total_handover_latency), Some(290));
+        assert_eq!(ms(&h.network_disconnection), Some(10));
+        assert_eq!(ms(&h.transport_latency), Some(280));
+    }
+
+    #[test]
+    fn the_total_handover_latency_waits_for_the_switch_tsn_to_be_acknowledged() {
+        // 500..502 acknowledged, the switch TSN 503 never.
+        let h = total_latency(Vec::new(), |f, [_, _, _, a2_c]| {
+            f.sack(60_000, a2_c, CN, 502, 0);
+        });
+        assert_eq!(h.total_handover_latency.ms, None);
+        assert_eq!(
+            h.total_handover_latency.missing.as_deref(),
+            Some("the TSNs around the sequence gap were not both acknowledged in the capture")
+        );
+        assert_eq!(h.transport_latency.ms, None);
+    }
+
+    #[test]
+    fn without_events_the_network_disconnection_runs_between_the_mobile_endpoints_packets() {
+        // The MN's last packet from A1 is its SACK at 20 ms, its first
+        // from A2 the ADD-IP at 36 ms: 16 ms.
+        let (mut f, [c_a1, c_a2, a1_c, a2_c]) = Feed::two_homed(HandoverConfig::new());
+        let a2 = f.addr(c_a2).1;
+        f.new_data(10_000, CN, c_a1, 500);
+        f.sack(20_000, a1_c, CN, 500, 0);
+        f.new_data(30_000, CN, c_a1, 501);
+        let add = f.asconf(36_000, MN, a2_c, 1, &[(AsconfOp::AddIp, a2)]);
+        f.asconf_ack(37_000, CN, c_a2, 1, add);
+        f.new_data(40_000, CN, c_a2, 502);
+        let h = only(f.finish());
+        assert_eq!(ms(&h.network_disconnection), Some(16));
+        assert_eq!(h.network_disconnection.to.and_then(|p| p.frame), Some(add));
+    }
+
+    #[test]
+    fn the_network_disconnection_is_negative_when_the_new_address_was_up_before_the_old_went_down()
+    {
+        // addr_up of A2 at 35 ms, addr_down of A1 at 38 ms: −3 ms. An
+        // addr_down of another address is not the old one's.
+        let (a1, a2, a3) = (ip("10.0.0.1"), ip("10.0.0.2"), ip("10.0.0.3"));
+        let anchors = vec![
+            anchor(35, AnchorKind::AddrUp, Some(a2)),
+            anchor(38, AnchorKind::AddrDown, Some(a1)),
+            anchor(39, AnchorKind::AddrDown, Some(a3)),
+        ];
+        let h = total_latency(anchors, |_, _| {});
+        assert_eq!(h.network_disconnection.nanos, Some(Nanos(-3_000_000)));
+    }
+
+    #[test]
+    fn the_network_disconnection_needs_a_mobile_endpoint() {
+        let (mut f, [c_a1, c_a2, ..]) = Feed::two_homed(HandoverConfig::new());
+        f.new_data(10_000, CN, c_a1, 500);
+        f.new_data(20_000, CN, c_a2, 501);
+        let h = only(f.finish());
+        assert_eq!(
+            h.network_disconnection.missing.as_deref(),
+            Some("no endpoint changed its addresses by ASCONF")
+        );
+    }
+
+    #[test]
+    fn a_switchs_path_confirmation_is_its_new_paths_last_answered_heartbeat() {
+        // The CN's HEARTBEAT to A2 at 20 ms, answered from A1 at 32.5 ms
+        // (Linux answers from its primary): 12.5 ms.
+        let (mut f, [c_a1, c_a2, a1_c, _]) = Feed::two_homed(HandoverConfig::new());
+        f.new_data(10_000, CN, c_a1, 500);
+        let hb = f.heartbeat(20_000, CN, c_a2);
+        f.heartbeat_ack(32_500, MN, a1_c, c_a2, hb);
+        f.new_data(40_000, CN, c_a2, 501);
+        let h = only(f.finish());
+        assert_eq!(h.path_confirmation.nanos, Some(Nanos(12_500_000)));
+    }
+}
