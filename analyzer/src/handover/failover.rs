@@ -455,4 +455,340 @@ mod tests {
             h.class_reason
         );
     }
+
+    use super::super::anchors::{Anchor, AnchorKind};
+    use super::super::mark::Mark;
+    use super::super::model::{Expiry, Failover, Point};
+    use super::super::state::{Direction, PathData};
+    use super::super::switch::tests::{only, Feed, CN};
+    use super::{failover, reason_suffix, Seen};
+    use crate::events::{EventKind, PathId};
+    use crate::time::{Nanos, Timestamp};
+
+    const OLD: PathId = 0;
+    const NEW: PathId = 1;
+
+    fn at(frame: u64, ms: i64) -> Mark {
+        Mark {
+            frame,
+            time: Timestamp(ms * 1_000_000),
+        }
+    }
+
+    /// An expiry in `frame` at `ms`, the error count after it, and the
+    /// DATA that restarted its timer (ms).
+    fn expiry(frame: u64, ms: i64, error_count: u32, restart: Option<i64>) -> Expiry {
+        Expiry {
+            frame,
+            time: Timestamp(ms * 1_000_000),
+            first_tsn: 500,
+            retransmissions: 1,
+            timer_restart: restart.map(|r| Point::anchor(Timestamp(r * 1_000_000), "restart")),
+            error_count,
+        }
+    }
+
+    /// The failover of a switch in frame 100 at `switch_ms`, the first
+    /// unanswered transmission in frame 1 at 0 ms, with nothing else
+    /// seen than the old path's `state`.
+    fn failover_of(
+        expiries: &[Expiry],
+        switch_ms: i64,
+        state: PathStatus,
+        config: &HandoverConfig,
+    ) -> Failover {
+        let switch = at(100, switch_ms);
+        let seen = Seen {
+            old_state: state,
+            clears: &[],
+            spurious: &[],
+        };
+        failover(
+            expiries,
+            Some(at(1, 0).point("first unanswered transmission")),
+            config,
+            switch,
+            &PathData::default(),
+            switch.point("first new DATA on the new path"),
+            OLD,
+            seen,
+        )
+    }
+
+    #[test]
+    fn the_rto_estimate_is_the_median_of_the_implied_rtos_of_the_backed_off_runs() {
+        // As honda-dad (RTO 200 → 400 → 800 ms): expiries at 200, 620,
+        // 1460 and 3100 ms, each timer restarted by DATA 10 ms after the
+        // expiry: implied RTOs 620 − 210 = 410, 1460 − 630 = 830,
+        // 3100 − 1470 = 1630 ms; median 830 ms. Intervals 420, 840,
+        // 1640 ms; the first expiry 200 ms after the first unanswered
+        // transmission.
+        let expiries = [
+            expiry(10, 200, 1, Some(210)),
+            expiry(20, 620, 2, Some(630)),
+            expiry(30, 1460, 3, Some(1470)),
+            expiry(40, 3100, 4, None),
+        ];
+        let f = failover_of(
+            &expiries,
+            3200,
+            PathStatus::Inactive,
+            &HandoverConfig::new(),
+        );
+        assert_eq!(f.implied_rto_ms, [410.0, 830.0, 1630.0]);
+        assert_eq!(f.expiry_intervals_ms, [420.0, 840.0, 1640.0]);
+        assert_eq!(f.rto_estimate_ms, Some(830.0));
+        assert_eq!(f.first_expiry_after_ms, Some(200.0));
+    }
+
+    #[test]
+    fn with_one_expiry_the_rto_estimate_is_its_delay_after_the_first_unanswered_transmission() {
+        let f = failover_of(
+            &[expiry(10, 1000, 1, None)],
+            1100,
+            PathStatus::Inactive,
+            &HandoverConfig::new(),
+        );
+        assert!(f.implied_rto_ms.is_empty());
+        assert_eq!(f.rto_estimate_ms, Some(1000.0));
+    }
+
+    #[test]
+    fn the_observed_pmr_is_the_last_error_count_minus_one_and_predicts_the_failover_time() {
+        // Fixed RTO 200 ms: expiries at 200, 400, 600 ms with counts 1,
+        // 2, 3: observed PMR 2. Bokor's eq. (3): 200 + 400 = 600 ms;
+        // eq. (4): 2 × 200 = 400 ms. With RTO.Max 300 ms the second term
+        // is capped: 200 + 300 = 500 ms.
+        let expiries = [
+            expiry(10, 200, 1, Some(200)),
+            expiry(20, 400, 2, Some(400)),
+            expiry(30, 600, 3, None),
+        ];
+        let f = failover_of(&expiries, 610, PathStatus::Inactive, &HandoverConfig::new());
+        assert_eq!(f.observed_pmr, Some(2));
+        assert_eq!(f.observed_pf_retrans, None);
+        assert_eq!(f.predicted_backoff_ms, Some(600.0));
+        assert_eq!(f.predicted_fixed_rto_ms, Some(400.0));
+        let capped = HandoverConfig {
+            rto_max: Some(Nanos::from_millis(300)),
+            ..HandoverConfig::new()
+        };
+        let f = failover_of(&expiries, 610, PathStatus::Inactive, &capped);
+        assert_eq!(f.predicted_backoff_ms, Some(500.0));
+        assert_eq!(reason_suffix(&f), "; the old path inactive");
+    }
+
+    #[test]
+    fn a_pmr_of_five_with_rto_one_second_predicts_31_s_with_backoff_and_5_s_fixed() {
+        // Bokor, Huszák and Jeney's defaults: RTO 1 s, PMR 5 (the sixth
+        // expiry's count is 6): 1 + 2 + 4 + 8 + 16 = 31 s, 5 × 1 = 5 s.
+        let expiries: Vec<Expiry> = (1..=6)
+            .map(|k| expiry(10 * k, 1000 * k as i64, k as u32, Some(1000 * k as i64)))
+            .collect();
+        let f = failover_of(
+            &expiries,
+            6100,
+            PathStatus::Inactive,
+            &HandoverConfig::new(),
+        );
+        assert_eq!(f.rto_estimate_ms, Some(1000.0));
+        assert_eq!(f.observed_pmr, Some(5));
+        assert_eq!(f.predicted_backoff_ms, Some(31_000.0));
+        assert_eq!(f.predicted_fixed_rto_ms, Some(5000.0));
+    }
+
+    #[test]
+    fn at_the_potentially_failed_threshold_the_count_gives_the_pfmr_and_no_pmr() {
+        // Linux's default PFMR 0: the sender moves at the first expiry
+        // (count 1), the path potentially failed.
+        let config = HandoverConfig {
+            pf_retrans: Some(0),
+            ..HandoverConfig::new()
+        };
+        let one = [expiry(10, 200, 1, None)];
+        let f = failover_of(&one, 210, PathStatus::PotentiallyFailed, &config);
+        assert_eq!((f.observed_pf_retrans, f.observed_pmr), (Some(0), None));
+        assert_eq!(
+            (f.predicted_backoff_ms, f.predicted_fixed_rto_ms),
+            (None, None)
+        );
+        assert_eq!(
+            reason_suffix(&f),
+            "; the old path potentially failed (RFC 7829), not inactive"
+        );
+        // Inferred potentially failed, but the sender moved after more
+        // expiries (its state off): the count is its Path.Max.Retrans.
+        let two = [expiry(10, 200, 1, Some(200)), expiry(20, 400, 2, None)];
+        let f = failover_of(&two, 410, PathStatus::PotentiallyFailed, &config);
+        assert_eq!((f.observed_pf_retrans, f.observed_pmr), (None, Some(1)));
+        assert_eq!(reason_suffix(&f), "");
+    }
+
+    #[test]
+    fn detection_and_failover_time_start_at_the_link_down_event_else_at_the_first_unanswered_transmission(
+    ) {
+        // First unanswered transmission 0 ms, first DATA on the alternate
+        // path 400 ms, the switch 700 ms; link_down at −80 ms.
+        let alternate = PathData {
+            first_in_segment: Some(at(50, 400)),
+            ..PathData::default()
+        };
+        let run = |config: &HandoverConfig, alternate: &PathData| {
+            let switch = at(100, 700);
+            let seen = Seen {
+                old_state: PathStatus::Inactive,
+                clears: &[],
+                spurious: &[],
+            };
+            failover(
+                &[expiry(10, 200, 1, None)],
+                Some(at(1, 0).point("first unanswered transmission")),
+                config,
+                switch,
+                alternate,
+                switch.point("first new DATA on the new path"),
+                OLD,
+                seen,
+            )
+        };
+        let ms = |c: &super::super::model::Component| c.ms;
+        let f = run(&HandoverConfig::new(), &alternate);
+        assert_eq!(
+            (ms(&f.detection), ms(&f.failover_time)),
+            (Some(400.0), Some(700.0))
+        );
+        let with_link_down = HandoverConfig {
+            anchors: vec![Anchor {
+                time: Timestamp(-80_000_000),
+                kind: AnchorKind::LinkDown,
+                address: None,
+                interface: None,
+            }],
+            ..HandoverConfig::new()
+        };
+        let f = run(&with_link_down, &alternate);
+        assert_eq!(
+            (ms(&f.detection), ms(&f.failover_time)),
+            (Some(480.0), Some(780.0))
+        );
+        // DATA on the alternate path before the failure started is not
+        // its detection: the switch is.
+        let early = PathData {
+            first_in_segment: Some(at(0, -100)),
+            ..PathData::default()
+        };
+        let f = run(&HandoverConfig::new(), &early);
+        assert_eq!(ms(&f.detection), Some(700.0));
+    }
+
+    #[test]
+    fn the_old_paths_counter_resets_between_its_first_expiry_and_the_switch_are_listed() {
+        let clears = [
+            (OLD, at(5, 100), "sack"),           // before the first expiry
+            (NEW, at(15, 300), "sack"),          // another path's
+            (OLD, at(25, 500), "heartbeat_ack"), // listed
+            (OLD, at(100, 900), "sack"),         // the switch's own frame
+        ];
+        let spurious = [
+            (NEW, 0, at(12, 250)),   // an expiry before the first unanswered transmission
+            (NEW, 30, at(35, 600)),  // listed
+            (NEW, 40, at(101, 950)), // recognised after the switch
+        ];
+        let switch = at(100, 900);
+        let seen = Seen {
+            old_state: PathStatus::Inactive,
+            clears: &clears,
+            spurious: &spurious,
+        };
+        let f = failover(
+            &[expiry(10, 200, 1, Some(200)), expiry(20, 400, 2, None)],
+            Some(at(1, 0).point("first unanswered transmission")),
+            &HandoverConfig::new(),
+            switch,
+            &PathData::default(),
+            switch.point("first new DATA on the new path"),
+            OLD,
+            seen,
+        );
+        let frames: Vec<Option<u64>> = f.counter_resets.iter().map(|p| p.frame).collect();
+        assert_eq!(frames, [Some(25)]);
+        let spurious: Vec<u64> = f.spurious_expiries.iter().map(|x| x.expiry_frame).collect();
+        assert_eq!(spurious, [30]);
+        assert_eq!(
+            reason_suffix(&f),
+            "; the old path inactive; its error counter was cleared in frame 25 before the \
+             switch; spurious T3 expiry (path 1 frame 30)"
+        );
+    }
+
+    #[test]
+    fn the_expiries_charged_are_the_old_paths_since_its_segment_began() {
+        // The old path's segment began in frame 20 (at 100 ms).
+        let mut d = Direction::default();
+        d.expiries
+            .push_back((OLD, expiry(10, 50, 1, None), Some(at(2, 10))));
+        d.expiries
+            .push_back((NEW, expiry(25, 150, 1, None), Some(at(3, 20))));
+        d.expiries
+            .push_back((OLD, expiry(30, 300, 1, None), Some(at(21, 110))));
+        d.expiries
+            .push_back((OLD, expiry(40, 700, 2, None), Some(at(22, 120))));
+        let old = PathData {
+            first_in_segment: Some(at(20, 100)),
+            ..PathData::default()
+        };
+        let (charged, first_unanswered) = d.charged_expiries(OLD, &old);
+        let frames: Vec<u64> = charged.iter().map(|e| e.frame).collect();
+        assert_eq!(frames, [30, 40]);
+        assert_eq!(first_unanswered.and_then(|p| p.frame), Some(21));
+    }
+
+    #[test]
+    fn the_first_data_on_the_failed_path_after_its_latest_expiry_restarts_its_timer() {
+        let mut d = Direction::default();
+        d.expiries.push_back((OLD, expiry(10, 200, 1, None), None));
+        // Another path's DATA, and DATA stamped before the expiry, do not.
+        d.note_timer_restart(NEW, at(11, 210));
+        d.note_timer_restart(OLD, at(12, 199));
+        // The first after it does; a later one does not replace it.
+        d.note_timer_restart(OLD, at(13, 230));
+        d.note_timer_restart(OLD, at(14, 260));
+        let restart = d.expiries.back().and_then(|(_, e, _)| e.timer_restart);
+        assert_eq!(restart.and_then(|p| p.frame), Some(13));
+    }
+
+    /// Two expiries of C → A1 (counts 1 and 2), the switch to C → A2 at
+    /// 3020 ms, then a HEARTBEAT on C → A1 `after_us` later at which the
+    /// path is inferred inactive with count 3.
+    fn heartbeat_after_the_switch(after_us: i64) -> Failover {
+        let (mut f, [c_a1, c_a2, ..]) = Feed::two_homed(HandoverConfig::new());
+        f.new_data(10_000, CN, c_a1, 500);
+        f.retransmit(1_010_000, CN, c_a1, 500, Some((c_a1, true, 1)));
+        f.retransmit(3_010_000, CN, c_a1, 500, Some((c_a1, true, 2)));
+        f.new_data(3_020_000, CN, c_a2, 501);
+        f.heartbeat(3_020_000 + after_us, CN, c_a1);
+        f.event(EventKind::PathInactive {
+            path: c_a1,
+            error_count: 3,
+        });
+        let h = only(f.finish());
+        h.failover.expect("a failover record")
+    }
+
+    #[test]
+    fn an_unanswered_heartbeat_counted_within_1_ms_after_the_switch_is_the_error_the_sender_moved_at(
+    ) {
+        // 500 µs after: the count is the HEARTBEAT's, 3: PMR 2.
+        let f = heartbeat_after_the_switch(500);
+        assert_eq!(
+            (f.observed_pmr, f.old_path_state),
+            (Some(2), PathStatus::Inactive)
+        );
+        // 1.5 ms after: the last expiry's count, 2: PMR 1.
+        let f = heartbeat_after_the_switch(1500);
+        assert_eq!(
+            (f.observed_pmr, f.old_path_state),
+            (Some(1), PathStatus::Active)
+        );
+    }
 }
