@@ -41,27 +41,27 @@ pub fn label_of(name: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
 
+    /// The report's order is the descriptors' time line: every component
+    /// once, ranks strictly rising (a tie would leave the order to the
+    /// sort), Honda's elements first and recognition last.
     #[test]
     fn the_time_line_starts_with_the_network_and_ends_with_recognition() {
-        let names: Vec<&str> = latency().iter().map(|c| c.name).collect();
+        use sctp_handover::handover::ComponentGroup;
+        let shown = latency();
+        let mut names: Vec<&str> = shown.iter().map(|c| c.name).collect();
+        assert_eq!(names.first(), Some(&"network_disconnection"));
+        let ranks: Vec<u8> = shown.iter().map(|c| c.timeline).collect();
+        assert!(ranks.windows(2).all(|w| w[0] < w[1]), "{ranks:?}");
+        let group_rank = |g: ComponentGroup| ComponentGroup::ALL.iter().position(|&x| x == g);
+        let groups: Vec<_> = shown.iter().map(|c| group_rank(c.group)).collect();
+        assert!(groups.windows(2).all(|w| w[0] <= w[1]), "{names:?}");
         assert_eq!(
-            names,
-            [
-                "network_disconnection",
-                "addip_sent",
-                "setprim_sent",
-                "path_confirmation",
-                "sender_recovery",
-                "data_interrupt",
-                "new_data_gap",
-                "transport_latency",
-                "total_handover_latency",
-                "failover_detection",
-                "failover_time",
-                "recognition_link_up_to_heartbeat",
-                "recognition_heartbeat_to_data",
-                "recognition_link_up_to_data",
-            ]
+            shown.last().map(|c| c.group),
+            Some(ComponentGroup::Recognition)
         );
+        names.sort_unstable();
+        let mut all: Vec<&str> = COMPONENTS.iter().map(|c| c.name).collect();
+        all.sort_unstable();
+        assert_eq!(names, all, "every component once");
     }
 }
