@@ -3,7 +3,6 @@
 //! it in Wireshark. Metrics and outputs consume these; nothing flows back.
 
 use crate::time::Timestamp;
-use crate::track::AssociationEndReason;
 use crate::wire::sctp_param::AsconfOp;
 use serde::Serialize;
 use std::net::IpAddr;
@@ -471,3 +470,21 @@ pub enum EventKind {
         icmp_code: u8,
     },
 }
+
+/// How an association ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AssociationEndReason {
+    /// An ABORT chunk (RFC 9260 §9.1).
+    Abort,
+    /// A SHUTDOWN COMPLETE chunk (RFC 9260 §9.2).
+    ShutdownComplete,
+    /// A new INIT between the same endpoints and ports (restart or port
+    /// reuse, RFC 9260 §5.2).
+    Superseded,
+}
+
+crate::names::output_names!(AssociationEndReason, "association end" {
+    Abort => "abort",
+    ShutdownComplete => "shutdown_complete",
+    Superseded => "superseded",
+});

@@ -69,10 +69,10 @@ pub(crate) use output_names;
 #[cfg(test)]
 mod tests {
     use crate::capture::CaptureFormat;
+    use crate::events::AssociationEndReason;
     use crate::events::{AsconfOutcome, RetransmissionReason};
     use crate::handover::{CapturePoint, ComponentGroup, SwitchClass, WindowEnd};
     use crate::track::path::PathStatus;
-    use crate::track::AssociationEndReason;
 
     /// Each name parses back to its variant, is what JSON writes, and is
     /// what `Display` writes.

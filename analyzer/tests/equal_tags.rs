@@ -10,7 +10,8 @@ mod common;
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
 use sctp_handover::capture::link_type;
-use sctp_handover::track::assoc::{Association, AssociationEndReason, Start};
+use sctp_handover::events::AssociationEndReason;
+use sctp_handover::track::assoc::{Association, Start};
 use sctp_handover::wire::sctp::Packet as SctpPacket;
 use sctp_handover::wire::sctp_chunk::chunk_type;
 use std::net::{IpAddr, Ipv4Addr};

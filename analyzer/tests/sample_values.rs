@@ -4,8 +4,8 @@
 mod common;
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
+use sctp_handover::events::AssociationEndReason;
 use sctp_handover::events::{AddressSource, AsconfOutcome, EventKind};
-use sctp_handover::track::AssociationEndReason;
 use sctp_handover::wire::sctp_param::AsconfOp;
 use std::net::IpAddr;
 

@@ -11,10 +11,11 @@ use sctp_handover::analysis::{
 };
 use sctp_handover::capture;
 use sctp_handover::decode::{DecodeOptions, Decoded, Decoder};
+use sctp_handover::events::AssociationEndReason;
 use sctp_handover::handover::{HandoverConfig, HandoverEngine};
 use sctp_handover::output::{jsonl, summary::Summary};
 use sctp_handover::time::Timestamp;
-use sctp_handover::track::{AssociationEndReason, Footprint, TrackConfig, Tracker};
+use sctp_handover::track::{Footprint, TrackConfig, Tracker};
 use std::path::{Path, PathBuf};
 
 const SEC: i64 = 1_000_000_000;

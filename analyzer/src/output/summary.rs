@@ -8,10 +8,11 @@
 //! the handover table, and how many associations were left out.
 
 use crate::analysis::{AssociationPart, AssociationReport, FileAnalysis, FileReport, ReportSink};
+use crate::events::AssociationEndReason;
 use crate::events::{AddressSource, AssocId, Event, EventKind};
 use crate::handover::{ComponentDescriptor, Handover, SwitchClass, COMPONENTS};
 use crate::time::{Nanos, Timestamp};
-use crate::track::assoc::{Association, AssociationEndReason, Start};
+use crate::track::assoc::{Association, Start};
 use crate::track::rto::RttStats;
 use rustc_hash::FxHashMap;
 use std::fmt::Write as _;

@@ -3,7 +3,7 @@
 use super::index::TagKey;
 use super::path::PathState;
 use super::tsn::{DirectionCounters, TsnLedger};
-use crate::events::{AddressSource, AsconfRequestEvent, EndpointId, PathId};
+use crate::events::{AddressSource, AsconfRequestEvent, AssociationEndReason, EndpointId, PathId};
 use crate::time::Timestamp;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -421,24 +421,6 @@ pub(crate) struct SentAsconf {
     /// retransmission: `repeated`).
     pub acknowledged: bool,
 }
-
-/// How an association ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AssociationEndReason {
-    /// An ABORT chunk (RFC 9260 §9.1).
-    Abort,
-    /// A SHUTDOWN COMPLETE chunk (RFC 9260 §9.2).
-    ShutdownComplete,
-    /// A new INIT between the same endpoints and ports (restart or port
-    /// reuse, RFC 9260 §5.2).
-    Superseded,
-}
-
-crate::names::output_names!(AssociationEndReason, "association end" {
-    Abort => "abort",
-    ShutdownComplete => "shutdown_complete",
-    Superseded => "superseded",
-});
 
 /// The wire-level association the tracker owns: endpoints, addresses,
 /// verification tags, paths with their state, data directions, and the

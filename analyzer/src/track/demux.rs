@@ -1,10 +1,11 @@
 //! Demultiplexing: which association, sending endpoint and path a packet belongs to.
 
-use super::assoc::{Association, AssociationEndReason, Start};
+use super::assoc::{Association, Start};
 use super::index::{port_pair, remove_from};
 use super::path::PathState;
 use super::Tracker;
 use crate::decode::SctpDatagram;
+use crate::events::AssociationEndReason;
 use crate::events::{AddressSource, AssocId, EndpointId, Event, EventKind, EventSink, PathId};
 use crate::time::Timestamp;
 use crate::wire::sctp::Packet as SctpPacket;

@@ -20,7 +20,8 @@ pub mod tsn;
 
 use crate::decode::SctpDatagram;
 use crate::events::{
-    AddressSource, AssocId, EndpointId, Event, EventKind, EventSink, Observation, PathId,
+    AddressSource, AssocId, AssociationEndReason, EndpointId, Event, EventKind, EventSink,
+    Observation, PathId,
 };
 use crate::time::{Nanos, Timestamp};
 use crate::wire::sctp::Packet as SctpPacket;
@@ -30,7 +31,6 @@ use crate::wire::sctp_chunk::{
 };
 use crate::wire::Error as WireError;
 use assoc::Association;
-pub use assoc::AssociationEndReason;
 use index::{HalfKnown, InitIndex, OpenByAddress, TagIndex};
 use path::{ChunkCounts, Transition};
 pub use retire::Footprint;
