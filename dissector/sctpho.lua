@@ -361,6 +361,10 @@ local function annotate(v, a, pinfo, tree, unanswered, w)
       if s.interrupt and w.switch_interrupt then add(t, F.switch_interrupt, s.interrupt) end
       if s.last_old and w.switch_last_old_frame then add(t, F.switch_last_old_frame, s.last_old) end
       if s.first_new and w.switch_first_new_frame then add(t, F.switch_first_new_frame, s.first_new) end
+      -- Of the latency components (sctpho.component.*) the Lua core
+      -- computes only the data interrupt; the C tier fills them all
+      -- (dissector/README.md).
+      if s.interrupt and w.component_data_interrupt then add(t, F.component_data_interrupt, s.interrupt) end
       pinfo.cols.info:append(string.format(" [%s path switch %d->%d]", s.kind, s.from_path, s.to_path))
     end
     for _, state in ipairs(a.path_states or NO_RESULTS) do

@@ -1,6 +1,7 @@
 -- The SCTP Handover plugin's fields and expert infos, generated from
--- dissector/c/ffi/src/fields.rs (the C tier registers the same at run
--- time): do not edit. Regenerate with
+-- dissector/c/ffi/src/fields.rs and the analyzer's latency components
+-- (analyzer/src/handover/descriptors.rs; the C tier registers the same
+-- at run time): do not edit. Regenerate with
 --   SCTPHO_WRITE_FIELDS=1 cargo test -p sctpho-ffi --test lua_fields
 -- type: the ProtoField constructor; frametype: a key of Wireshark's
 -- frametype table (nil: none).
@@ -60,6 +61,34 @@ return {
       blurb = "The state the sender's path entered at this packet, inferred from its T3 expiries and unanswered HEARTBEATs (RFC 9260 section 8.2, RFC 7829)" },
     { key = "path_state_path", abbrev = "sctpho.path.state_path", name = "Path whose inferred state changed", type = "uint16",
       blurb = "The path whose inferred state changed at this packet" },
+    { key = "component_data_interrupt", abbrev = "sctpho.component.data_interrupt", name = "Latency component: data interrupt (ms)", type = "double",
+      blurb = "Data interrupt in ms: last DATA on the old path before the switch → first DATA, new or retransmitted, on the new path (negative: make-before-break); absent when the analyzer has no value for it (docs/metrics.md)" },
+    { key = "component_new_data_gap", abbrev = "sctpho.component.new_data_gap", name = "Latency component: new-data gap (ms)", type = "double",
+      blurb = "New-data gap in ms: last new DATA on the old path → the switch frame (first new DATA on the new path); absent when the analyzer has no value for it (docs/metrics.md)" },
+    { key = "component_total_handover_latency", abbrev = "sctpho.component.total_handover_latency", name = "Latency component: total handover latency (ms)", type = "double",
+      blurb = "Total handover latency in ms: effective transmission of TSN L → that of L+1, the first TSN the receiver got only after the interruption (Honda); absent when the analyzer has no value for it (docs/metrics.md)" },
+    { key = "component_network_disconnection", abbrev = "sctpho.component.network_disconnection", name = "Latency component: network-layer disconnection (ms)", type = "double",
+      blurb = "Network-layer disconnection in ms: link_down (or the old address's last use) → addr_up for the new address (or its first use); absent when the analyzer has no value for it (docs/metrics.md)" },
+    { key = "component_transport_latency", abbrev = "sctpho.component.transport_latency", name = "Latency component: transport-layer latency (ms)", type = "double",
+      blurb = "Transport-layer latency in ms: total handover latency − network-layer disconnection; absent when the analyzer has no value for it (docs/metrics.md)" },
+    { key = "component_addip_sent", abbrev = "sctpho.component.addip_sent", name = "Latency component: ADDIP sent (ms)", type = "double",
+      blurb = "ADDIP sent in ms: addr_up for the new address → first transmission of the ASCONF adding it; absent when the analyzer has no value for it (docs/metrics.md)" },
+    { key = "component_setprim_sent", abbrev = "sctpho.component.setprim_sent", name = "Latency component: SETPRIM sent (ms)", type = "double",
+      blurb = "SETPRIM sent in ms: the ASCONF-ACK of the ADD-IP → first transmission of the ASCONF setting the new address primary; absent when the analyzer has no value for it (docs/metrics.md)" },
+    { key = "component_sender_recovery", abbrev = "sctpho.component.sender_recovery", name = "Latency component: sender sequence recovery (ms)", type = "double",
+      blurb = "Sender sequence recovery in ms: the ADD-IP's ASCONF-ACK (mobile sender) or the SET-PRIMARY ASCONF (its peer) → the switch frame; absent when the analyzer has no value for it (docs/metrics.md)" },
+    { key = "component_path_confirmation", abbrev = "sctpho.component.path_confirmation", name = "Latency component: path confirmation (ms)", type = "double",
+      blurb = "Path confirmation in ms: the last answered HEARTBEAT on the new path before the switch → its HEARTBEAT ACK; absent when the analyzer has no value for it (docs/metrics.md)" },
+    { key = "component_failover_detection", abbrev = "sctpho.component.failover_detection", name = "Latency component: failover detection (ms)", type = "double",
+      blurb = "Failover detection in ms: failure start (link_down, else the first unanswered transmission) → first DATA, new or retransmitted, on the alternate path; absent when the analyzer has no value for it (docs/metrics.md)" },
+    { key = "component_failover_time", abbrev = "sctpho.component.failover_time", name = "Latency component: failover time (ms)", type = "double",
+      blurb = "Failover time in ms: failure start → first new DATA on the alternate path (the switch frame); absent when the analyzer has no value for it (docs/metrics.md)" },
+    { key = "component_recognition_link_up_to_heartbeat", abbrev = "sctpho.component.recognition_link_up_to_heartbeat", name = "Latency component: link up → HEARTBEAT (ms)", type = "double",
+      blurb = "Link up → HEARTBEAT in ms: link_up on the returned-to path → the first HEARTBEAT on it after; absent when the analyzer has no value for it (docs/metrics.md)" },
+    { key = "component_recognition_heartbeat_to_data", abbrev = "sctpho.component.recognition_heartbeat_to_data", name = "Latency component: HEARTBEAT → DATA (ms)", type = "double",
+      blurb = "HEARTBEAT → DATA in ms: that HEARTBEAT → the first DATA on the returned-to path; absent when the analyzer has no value for it (docs/metrics.md)" },
+    { key = "component_recognition_link_up_to_data", abbrev = "sctpho.component.recognition_link_up_to_data", name = "Latency component: link up → DATA (ms)", type = "double",
+      blurb = "Link up → DATA in ms: link_up on the returned-to path → the first DATA on it; absent when the analyzer has no value for it (docs/metrics.md)" },
   },
   experts = {
     { key = "switch", abbrev = "sctpho.expert.switch", summary = "Data path switch", group = "SEQUENCE", severity = "NOTE" },

@@ -4,9 +4,19 @@
 //! falco_bridge plugin registers the fields its plugins describe), and the
 //! Lua tier's table (dissector/sctpho_fields.lua) is generated from the
 //! same lists by [`lua_table`] (checked by tests/lua_fields.rs). Items
-//! handed to the C side carry a [`Field`] or [`Expert`] as their index.
+//! handed to the C side carry a field's index in [`registered_fields`] (a
+//! [`Field`], or a latency component's [`component_field`]) or an
+//! [`Expert`].
+//!
+//! The fixed fields are [`FIELDS`]; after them come the latency
+//! components' fields, one per entry of the analyzer's
+//! [`COMPONENTS`] (`sctpho.component.<name>`), built from those
+//! descriptors when first asked for: a component added to the analyzer is
+//! a field of both tiers with no change here.
 
-use std::ffi::{c_char, CStr};
+use sctp_handover::handover::{ComponentDescriptor, COMPONENTS};
+use std::ffi::{c_char, CStr, CString};
+use std::sync::OnceLock;
 
 /// A field's Wireshark type (`FT_*`); the display base follows from it
 /// ([`FieldType::display`]).
@@ -395,6 +405,118 @@ pub const FIELDS: [FieldDescriptor; 27] = [
     ),
 ];
 
+/// The filter-name prefix of the latency components' fields
+/// (`sctpho.component.data_interrupt`).
+pub const COMPONENT_PREFIX: &str = "sctpho.component.";
+
+/// A field as both tiers register it, whichever list it comes from: a
+/// fixed one of [`FIELDS`] or a latency component's.
+#[derive(Debug, Clone, Copy)]
+pub struct RegisteredField {
+    /// The display-filter name.
+    pub abbrev: &'static CStr,
+    /// The name in the packet details.
+    pub name: &'static CStr,
+    /// The Wireshark type.
+    pub kind: FieldType,
+    /// What a frame-number field points at.
+    pub role: FrameRole,
+    /// What the value means.
+    pub blurb: &'static CStr,
+    /// The latency component whose value it carries (`None`: a fixed
+    /// field).
+    pub component: Option<&'static ComponentDescriptor>,
+}
+
+impl RegisteredField {
+    /// Its display-filter name as text.
+    pub fn abbrev(&self) -> &'static str {
+        text(self.abbrev)
+    }
+}
+
+/// The text of a latency component's field (owned: made from the
+/// descriptor at run time).
+struct ComponentText {
+    abbrev: CString,
+    name: CString,
+    blurb: CString,
+}
+
+/// `s` with its first letter upper-case ("data interrupt": "Data
+/// interrupt"; "ADDIP sent" unchanged).
+fn capitalized(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// A C string of descriptor text (which has no NUL; one would be dropped).
+fn c_text(s: String) -> CString {
+    CString::new(s.replace('\0', "")).unwrap_or_default()
+}
+
+impl ComponentText {
+    fn of(c: &ComponentDescriptor) -> Self {
+        ComponentText {
+            abbrev: c_text(format!("{COMPONENT_PREFIX}{}", c.name)),
+            // ("Latency component: ": `sctpho.switch.interrupt` is named
+            // "Data interrupt (ms)" already.)
+            name: c_text(format!("Latency component: {} ({})", c.label, c.unit)),
+            blurb: c_text(format!(
+                "{} in {}: {}; absent when the analyzer has no value for it (docs/metrics.md)",
+                capitalized(c.label),
+                c.unit,
+                c.description
+            )),
+        }
+    }
+}
+
+/// The latency components' texts, in [`COMPONENTS`] order.
+fn component_texts() -> &'static [ComponentText] {
+    static TEXTS: OnceLock<Vec<ComponentText>> = OnceLock::new();
+    TEXTS.get_or_init(|| COMPONENTS.iter().map(ComponentText::of).collect())
+}
+
+/// Every field both tiers register, in the order of the C side's array
+/// (an item's `field` indexes it): [`FIELDS`], then one field per
+/// latency component in [`COMPONENTS`] order (a double in the
+/// component's unit, on the switch frame).
+pub fn registered_fields() -> &'static [RegisteredField] {
+    static ALL: OnceLock<Vec<RegisteredField>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let fixed = FIELDS.iter().map(|d| RegisteredField {
+            abbrev: d.abbrev,
+            name: d.name,
+            kind: d.kind,
+            role: d.role,
+            blurb: d.blurb,
+            component: None,
+        });
+        let components = COMPONENTS
+            .iter()
+            .zip(component_texts())
+            .map(|(c, t)| RegisteredField {
+                abbrev: t.abbrev.as_c_str(),
+                name: t.name.as_c_str(),
+                kind: FieldType::Double,
+                role: FrameRole::None,
+                blurb: t.blurb.as_c_str(),
+                component: Some(c),
+            });
+        fixed.chain(components).collect()
+    })
+}
+
+/// The index in [`registered_fields`] (an item's `field`) of the field of
+/// the latency component at `index` in [`COMPONENTS`].
+pub fn component_field(index: usize) -> u32 {
+    (FIELDS.len() + index) as u32
+}
+
 /// An expert info's group (`PI_*`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -606,7 +728,8 @@ pub const EXPERTS: [ExpertDescriptor; 12] = [
     ),
 ];
 
-/// A descriptor's text (the literals above are ASCII).
+/// A descriptor's text (UTF-8: the literals above are ASCII, the
+/// components' texts are the analyzer's).
 fn text(s: &'static CStr) -> &'static str {
     s.to_str().unwrap_or("")
 }
@@ -645,35 +768,31 @@ pub struct ExpertInfo {
     pub severity: ExpertSeverity,
 }
 
-// SAFETY: the pointers are to 'static string literals, never written.
+// SAFETY: the pointers are to 'static strings (literals, or the component
+// texts of a static `OnceLock`), never written.
+unsafe impl Send for FieldInfo {}
+// SAFETY: as above.
 unsafe impl Sync for FieldInfo {}
 // SAFETY: as above.
 unsafe impl Sync for ExpertInfo {}
 
-const fn c_fields() -> [FieldInfo; FIELDS.len()] {
-    const EMPTY: FieldInfo = FieldInfo {
-        abbrev: std::ptr::null(),
-        name: std::ptr::null(),
-        blurb: std::ptr::null(),
-        kind: FieldType::Uint32,
-        display: FieldDisplay::None,
-        role: FrameRole::None,
-    };
-    let mut out = [EMPTY; FIELDS.len()];
-    let mut i = 0;
-    while i < FIELDS.len() {
-        let d = &FIELDS[i];
-        out[i] = FieldInfo {
-            abbrev: d.abbrev.as_ptr(),
-            name: d.name.as_ptr(),
-            blurb: d.blurb.as_ptr(),
-            kind: d.kind,
-            display: d.kind.display(),
-            role: d.role,
-        };
-        i += 1;
-    }
-    out
+/// The C side's field array, made from [`registered_fields`] when first
+/// asked for.
+fn c_fields() -> &'static [FieldInfo] {
+    static C_FIELDS: OnceLock<Vec<FieldInfo>> = OnceLock::new();
+    C_FIELDS.get_or_init(|| {
+        registered_fields()
+            .iter()
+            .map(|d| FieldInfo {
+                abbrev: d.abbrev.as_ptr(),
+                name: d.name.as_ptr(),
+                blurb: d.blurb.as_ptr(),
+                kind: d.kind,
+                display: d.kind.display(),
+                role: d.role,
+            })
+            .collect()
+    })
 }
 
 const fn c_experts() -> [ExpertInfo; EXPERTS.len()] {
@@ -698,21 +817,21 @@ const fn c_experts() -> [ExpertInfo; EXPERTS.len()] {
     out
 }
 
-static C_FIELDS: [FieldInfo; FIELDS.len()] = c_fields();
 static C_EXPERTS: [ExpertInfo; EXPERTS.len()] = c_experts();
 
-/// The fields (`*count` of them), for the C plugin's `hf[]`: an item's
-/// `field` indexes this array.
+/// The fields (`*count` of them: [`registered_fields`]), for the C
+/// plugin's `hf[]`: an item's `field` indexes this array.
 ///
 /// # Safety
 /// `count` must be valid for a write (or null).
 #[no_mangle]
 pub unsafe extern "C" fn sctpho_fields(count: *mut usize) -> *const FieldInfo {
     // SAFETY: per the contract above.
+    let fields = c_fields();
     if let Some(c) = unsafe { count.as_mut() } {
-        *c = C_FIELDS.len();
+        *c = fields.len();
     }
-    C_FIELDS.as_ptr()
+    fields.as_ptr()
 }
 
 /// The expert infos (`*count` of them), for the C plugin's `ei[]`: an
@@ -771,14 +890,15 @@ pub fn lua_key(abbrev: &str) -> String {
 pub fn lua_table() -> String {
     let mut out = String::from(
         "-- The SCTP Handover plugin's fields and expert infos, generated from\n\
-         -- dissector/c/ffi/src/fields.rs (the C tier registers the same at run\n\
-         -- time): do not edit. Regenerate with\n\
+         -- dissector/c/ffi/src/fields.rs and the analyzer's latency components\n\
+         -- (analyzer/src/handover/descriptors.rs; the C tier registers the same\n\
+         -- at run time): do not edit. Regenerate with\n\
          --   SCTPHO_WRITE_FIELDS=1 cargo test -p sctpho-ffi --test lua_fields\n\
          -- type: the ProtoField constructor; frametype: a key of Wireshark's\n\
          -- frametype table (nil: none).\n\
          return {\n  fields = {\n",
     );
-    for d in &FIELDS {
+    for d in registered_fields() {
         let abbrev = text(d.abbrev);
         let role = match d.role {
             FrameRole::None => String::new(),
@@ -836,6 +956,16 @@ mod tests {
             for s in [d.abbrev, d.name, d.blurb] {
                 assert!(!s.is_empty() && s.to_str().is_ok_and(|t| t.is_ascii()));
             }
+        }
+        for d in registered_fields() {
+            for s in [d.abbrev, d.name, d.blurb] {
+                assert!(!s.is_empty() && s.to_str().is_ok());
+            }
+            // What Wireshark takes as a filter name.
+            assert!(d
+                .abbrev()
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.'));
             assert!(text(d.abbrev).starts_with("sctpho."));
             assert!(seen.insert(text(d.abbrev)), "{:?} twice", d.abbrev);
             assert!(seen.insert(text(d.name)), "{:?} twice", d.name);
@@ -851,7 +981,7 @@ mod tests {
         let mut n = 0;
         // SAFETY: n is valid for a write.
         let p = unsafe { sctpho_fields(&mut n) };
-        assert_eq!(n, 27);
+        assert_eq!(n, 27 + COMPONENTS.len());
         // SAFETY: the library returns n fields.
         let fields = unsafe { std::slice::from_raw_parts(p, n) };
         // SAFETY: pointers to the 'static literals.
@@ -859,6 +989,27 @@ mod tests {
         assert_eq!(abbrev, c"sctpho.asconf.ack_frame");
         assert_eq!(fields[7].role, FrameRole::Response);
         assert_eq!(fields[1].display, FieldDisplay::Dec);
+        // After the fixed fields, the components' in the descriptors'
+        // order: the data interrupt first, the recognition's last.
+        // SAFETY: pointers to the 'static texts.
+        let (abbrev, name, blurb) = unsafe {
+            (
+                CStr::from_ptr(fields[27].abbrev),
+                CStr::from_ptr(fields[27].name),
+                CStr::from_ptr(fields[27].blurb),
+            )
+        };
+        assert_eq!(abbrev, c"sctpho.component.data_interrupt");
+        assert_eq!(name, c"Latency component: data interrupt (ms)");
+        assert_eq!(
+            blurb.to_str().ok(),
+            Some("Data interrupt in ms: last DATA on the old path before the switch \u{2192} first DATA, new or retransmitted, on the new path (negative: make-before-break); absent when the analyzer has no value for it (docs/metrics.md)")
+        );
+        assert_eq!(fields[27].kind, FieldType::Double);
+        assert_eq!(fields[27].display, FieldDisplay::None);
+        // SAFETY: as above.
+        let last = unsafe { CStr::from_ptr(fields[n - 1].abbrev) };
+        assert_eq!(last, c"sctpho.component.recognition_link_up_to_data");
         // SAFETY: n is valid for a write.
         let p = unsafe { sctpho_experts(&mut n) };
         assert_eq!(n, 12);
@@ -871,9 +1022,31 @@ mod tests {
     }
 
     #[test]
+    fn one_component_field_per_descriptor_at_its_index() {
+        let all = registered_fields();
+        assert_eq!(all.len(), FIELDS.len() + COMPONENTS.len());
+        for (i, c) in COMPONENTS.iter().enumerate() {
+            let f = &all[component_field(i) as usize];
+            assert_eq!(f.abbrev(), format!("sctpho.component.{}", c.name));
+            assert_eq!(f.component.map(|d| d.name), Some(c.name));
+            assert_eq!(f.kind, FieldType::Double);
+        }
+        assert!(all[..FIELDS.len()].iter().all(|f| f.component.is_none()));
+        assert_eq!(
+            capitalized("link up \u{2192} DATA"),
+            "Link up \u{2192} DATA"
+        );
+        assert_eq!(capitalized("ADDIP sent"), "ADDIP sent");
+    }
+
+    #[test]
     fn lua_keys() {
         assert_eq!(lua_key("sctpho.asconf.ack_frame"), "asconf_ack_frame");
         assert_eq!(lua_key("sctpho.expert.no_ack"), "no_ack");
         assert_eq!(lua_key("sctpho.assoc"), "assoc");
+        assert_eq!(
+            lua_key("sctpho.component.failover_time"),
+            "component_failover_time"
+        );
     }
 }

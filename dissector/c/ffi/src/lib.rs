@@ -1,10 +1,18 @@
 //! The C plugin's engine: runs the analyzer over the capture and turns its
 //! events into per-frame annotation items — the same `sctpho.*` fields, in
 //! the same order, as the Lua plugin (dissector/sctpho.lua), both tiers
-//! registering them from one list of descriptors ([`FIELDS`], [`EXPERTS`])
-//! — and into the Statistics text the Lua tier prints
-//! ([`Analysis::summary`]). The C side only registers what it is given,
-//! hands frames over and adds the items to the tree.
+//! registering them from one list of descriptors ([`registered_fields`]:
+//! [`FIELDS`] and one field per latency component of the analyzer's
+//! [`COMPONENTS`]; [`EXPERTS`]) — and into the Statistics text the Lua
+//! tier prints ([`Analysis::summary`]). The C side only registers what it
+//! is given, hands frames over and adds the items to the tree.
+//!
+//! A switch frame's `sctpho.component.*` fields are its handover's
+//! components as the analyzer reports them: set when the switch is seen,
+//! then replaced by the settled handover once the engine hands it on (a
+//! total handover latency is known only when the TSNs around the gap are
+//! acknowledged), so a re-dissection or a pre-scanned file shows them all;
+//! a component with no value has no field.
 //!
 //! Two ways in, one pipeline ([`FrameAnalyzer`]): the capture file named on
 //! Wireshark's command line is read once by the analyzer's own reader at
@@ -21,15 +29,16 @@ mod fields;
 mod summary;
 
 pub use fields::{
-    lua_table, sctpho_experts, sctpho_fields, sctpho_version, Expert, ExpertDescriptor,
-    ExpertGroup, ExpertInfo, ExpertSeverity, Field, FieldDescriptor, FieldDisplay, FieldInfo,
-    FieldType, FrameRole, EXPERTS, FIELDS,
+    component_field, lua_table, registered_fields, sctpho_experts, sctpho_fields, sctpho_version,
+    Expert, ExpertDescriptor, ExpertGroup, ExpertInfo, ExpertSeverity, Field, FieldDescriptor,
+    FieldDisplay, FieldInfo, FieldType, FrameRole, RegisteredField, COMPONENT_PREFIX, EXPERTS,
+    FIELDS,
 };
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use sctp_handover::analysis::{AnalysisOptions, FrameAnalyzer, FrameOutcome};
 use sctp_handover::capture::{self, link_type};
-use sctp_handover::events::{AsconfOutcome, Event, EventKind, EventSink, Observation};
-use sctp_handover::handover::{HandoverEngine, SwitchClass};
+use sctp_handover::events::{AsconfOutcome, AssocId, Event, EventKind, EventSink, Observation};
+use sctp_handover::handover::{Handover, HandoverEngine, SwitchClass, COMPONENTS};
 use sctp_handover::time::{Nanos, Timestamp};
 use sctp_handover::track::path::{PathStatus, Thresholds};
 use sctp_handover::wire::sctp_param::AsconfOp;
@@ -75,8 +84,9 @@ fn retransmission_note(transmission: u32, serial: u32, first_frame: Option<u64>)
 /// `sctpho_item` in sctpho.h): which value is set depends on `kind`.
 #[repr(C)]
 pub struct Item {
-    /// A [`Field`] (an [`Expert`] for expert items): its index in
-    /// [`FIELDS`] ([`EXPERTS`]), as the C side registered them.
+    /// A field's index in [`registered_fields`] (a [`Field`], or a latency
+    /// component's [`component_field`]), or for expert items an
+    /// [`Expert`]'s in [`EXPERTS`], as the C side registered them.
     pub field: u32,
     /// What the item is, and so which value below it carries.
     pub kind: ItemKind,
@@ -116,6 +126,10 @@ struct Frame {
     asconf: Vec<(Field, Value)>,
     hb: Vec<(Field, Value)>,
     switch: Vec<(Field, Value)>,
+    /// The switch's latency components with a value: (index in
+    /// `COMPONENTS`, value), from its handover as built at the switch,
+    /// then as settled ([`Builder::settled`]).
+    components: Vec<(usize, f64)>,
     /// Text appended to the Info column.
     info: Vec<String>,
     /// `sctpho.path.state` and `sctpho.path.state_path` of each inferred
@@ -130,6 +144,7 @@ static NO_ANNOTATIONS: Frame = Frame {
     asconf: Vec::new(),
     hb: Vec::new(),
     switch: Vec::new(),
+    components: Vec::new(),
     info: Vec::new(),
     state: Vec::new(),
     expert: Vec::new(),
@@ -141,7 +156,24 @@ impl Frame {
             self.events.push(e);
         }
     }
+
+    /// The latency components of the switch's handover `h`, each through
+    /// its descriptor; one with no value gets no field (absent, not 0).
+    fn set_components(&mut self, h: &Handover) {
+        self.components.clear();
+        self.components.extend(
+            COMPONENTS
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| c.value(h).map(|ms| (i, ms))),
+        );
+    }
 }
+
+/// Frames between two looks at whether the associations with unsettled
+/// switches have left the tracker (rarely: their handovers settle on
+/// their SACKs; this catches an association that ended first).
+const RETIRE_CHECK_FRAMES: u32 = 1024;
 
 /// Collects per-frame annotations while the analyzer streams.
 struct Builder {
@@ -169,6 +201,15 @@ struct Builder {
     failed: HashMap<(u32, u16), PathStatus>,
     /// The thresholds the path-state texts name: Path.Max.Retrans, PFMR.
     thresholds: Thresholds,
+    /// Associations with switches whose handovers the engine has not
+    /// handed on yet (total latency or handover window still open), and
+    /// how many: their components may still change.
+    unsettled: HashMap<AssocId, usize>,
+    /// Of those, the ones a SACK or a switch in the frame under analysis
+    /// may have settled.
+    touched: Vec<AssocId>,
+    /// Frames since `unsettled` was last checked against the tracker.
+    since_retire_check: u32,
 }
 
 fn addr(a: IpAddr) -> String {
@@ -310,6 +351,81 @@ impl Builder {
                 .push((Field::PathStatePath, Value::Uint(u64::from(path))));
         }
         fr.expert.push((expert, text));
+    }
+}
+
+impl Builder {
+    /// Handovers of association `id` the engine handed on, settled: their
+    /// components replace those their switch frames got when built.
+    fn settled(&mut self, id: AssocId, handovers: Vec<Handover>) {
+        for h in &handovers {
+            self.frame(h.switch_frame).set_components(h);
+        }
+        if let Some(n) = self.unsettled.get_mut(&id) {
+            *n = n.saturating_sub(handovers.len());
+            if *n == 0 {
+                self.unsettled.remove(&id);
+            }
+        }
+    }
+
+    /// The handovers of association `id` settled by now (the engine's
+    /// events are not kept: the annotations came from them already).
+    fn take_settled(&mut self, id: AssocId) {
+        let (_, handovers) = self.engine.take_part(id, &[]);
+        self.settled(id, handovers);
+    }
+
+    /// Association `id` is over: its handovers, as the analyzer's pipeline
+    /// hands them on when the tracker retires it (or at the end of the
+    /// file).
+    fn retire(&mut self, id: AssocId) {
+        let (_, handovers) = self.engine.retire(id);
+        self.settled(id, handovers);
+        self.unsettled.remove(&id);
+    }
+
+    /// After each frame: takes the handovers settled by it, so that each
+    /// switch frame shows the components the analyzer reports (a total
+    /// handover latency is known only once the TSNs around the gap are
+    /// acknowledged), as the analyzer's pipeline takes them.
+    fn settle(&mut self, analyzer: &FrameAnalyzer) {
+        if let Some(id) = self.engine.part_due() {
+            self.take_settled(id);
+        }
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.sort_unstable();
+        touched.dedup();
+        for id in touched.drain(..) {
+            if self.unsettled.contains_key(&id) {
+                self.take_settled(id);
+            }
+        }
+        self.touched = touched;
+        self.since_retire_check += 1;
+        if self.since_retire_check >= RETIRE_CHECK_FRAMES && !self.unsettled.is_empty() {
+            self.since_retire_check = 0;
+            let mut gone: Vec<AssocId> = self
+                .unsettled
+                .keys()
+                .copied()
+                .filter(|&id| analyzer.association(id).is_none())
+                .collect();
+            gone.sort_unstable();
+            for id in gone {
+                self.retire(id);
+            }
+        }
+    }
+
+    /// The end of a pre-scanned file: every association still open is
+    /// over, as at the end of the analyzer's file.
+    fn finish(&mut self) {
+        let mut open: Vec<AssocId> = self.unsettled.keys().copied().collect();
+        open.sort_unstable();
+        for id in open {
+            self.retire(id);
+        }
     }
 }
 
@@ -478,6 +594,13 @@ impl EventSink for Builder {
             } => {
                 self.engine.emit(event.clone());
                 let h = self.engine.last_handover().cloned();
+                if let Some(h) = h.as_ref().filter(|h| h.switch_frame == f) {
+                    // Built now; settled later (this switch may have
+                    // settled the one before it).
+                    *self.unsettled.entry(event.association).or_default() += 1;
+                    self.touched.push(event.association);
+                    self.frame(f).set_components(h);
+                }
                 if let Some(h) = h {
                     let kind = h.class.as_str();
                     self.summary.switch(&h, kind);
@@ -527,6 +650,11 @@ impl EventSink for Builder {
 
     fn observe(&mut self, o: &Observation) {
         self.engine.observe(o);
+        if let Observation::Sack { association, .. } = *o {
+            if self.unsettled.contains_key(&association) {
+                self.touched.push(association);
+            }
+        }
         match *o {
             Observation::Packet {
                 frame,
@@ -610,6 +738,9 @@ impl Builder {
             new_associations: Vec::new(),
             failed: HashMap::default(),
             thresholds: options.track.thresholds(),
+            unsettled: HashMap::default(),
+            touched: Vec::new(),
+            since_retire_check: 0,
         }
     }
 
@@ -811,6 +942,7 @@ impl Analysis {
                 a.step(&f);
             })
             .ok()?;
+        a.builder.finish();
         a.last_fed = 0;
         a.prescan = Some((path.to_owned(), fingerprints));
         Some(a)
@@ -826,6 +958,7 @@ impl Analysis {
         self.last_time = f.timestamp;
         let outcome = self.analyzer.frame(f, &mut self.builder);
         self.builder.outcome(f.number, outcome);
+        self.builder.settle(&self.analyzer);
         for id in self.builder.new_associations.drain(..) {
             let ports = self
                 .analyzer
@@ -1018,6 +1151,15 @@ impl Analysis {
             let at = field(*which);
             self.items.push(value_item(at, value));
         }
+        for &(component, ms) in &f.components {
+            self.items.push(item(
+                component_field(component),
+                ItemKind::Double,
+                0,
+                ms,
+                null,
+            ));
+        }
         for text in &f.info {
             self.items.push(item(0, ItemKind::Info, 0, 0.0, once(text)));
         }
@@ -1055,7 +1197,7 @@ impl Analysis {
                         .into_owned()
                 };
                 let field = || {
-                    FIELDS
+                    registered_fields()
                         .get(i.field as usize)
                         .map_or("?".into(), |d| d.abbrev.to_string_lossy())
                 };

@@ -14,6 +14,7 @@ mod common;
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions};
 use sctp_handover::events::EventKind;
+use sctp_handover::handover::COMPONENTS;
 use sctpho_ffi::Analysis;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -684,9 +685,9 @@ fn installed_where_its_wireshark_looks_with_the_crates_version() {
 
 /// `tshark -G fields` for the plugin as the descriptors give it.
 fn described_fields() -> String {
-    use sctpho_ffi::{FieldType, EXPERTS, FIELDS};
+    use sctpho_ffi::{registered_fields, FieldType, EXPERTS};
     let mut out = String::from("P\tSCTP Handover\tsctpho\n");
-    for d in &FIELDS {
+    for d in registered_fields() {
         let (ft, base) = match d.kind {
             FieldType::Uint16 => ("FT_UINT16", "BASE_DEC"),
             FieldType::Uint32 => ("FT_UINT32", "BASE_DEC"),
@@ -733,9 +734,154 @@ fn both_tiers_register_the_fields_the_descriptors_give() {
         "F\tASCONF-ACK in frame\tsctpho.asconf.ack_frame\tFT_FRAMENUM\tsctpho\t\t0x0\tThe frame of the ASCONF-ACK that answers this ASCONF\n"
     ));
     assert!(want.contains("F\tPath\tsctpho.path\tFT_UINT16\tsctpho\tBASE_DEC\t0x0\t"));
-    assert_eq!(want.lines().count(), 1 + 27 + 12);
+    assert!(want.contains(
+        "F\tLatency component: failover time (ms)\tsctpho.component.failover_time\tFT_DOUBLE\tsctpho\t\t0x0\tFailover time in ms: failure start \u{2192} first new DATA on the alternate path (the switch frame); absent when the analyzer has no value for it (docs/metrics.md)\n"
+    ));
+    assert_eq!(want.lines().count(), 1 + 27 + COMPONENTS.len() + 12);
+    // Every latency component of the analyzer's descriptors is a field of
+    // both tiers (the list above is built from them: enumerated here
+    // against the descriptors themselves).
+    for c in COMPONENTS {
+        let line = format!("\tsctpho.component.{}\tFT_DOUBLE\tsctpho\t", c.name);
+        assert_eq!(want.matches(&line).count(), 1, "{}", c.name);
+    }
     assert_eq!(sctpho_fields(Tier::C), want, "C tier");
     assert_eq!(sctpho_fields(Tier::LuaInstalled), want, "Lua tier");
+}
+
+/// `-T fields` of the switch frames: the frame number, then each latency
+/// component's field in [`COMPONENTS`] order.
+fn component_rows(tier: Tier, input: Input<'_>, extra: &[&str]) -> Vec<(u64, Vec<String>)> {
+    let mut args: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    args.extend(
+        [
+            "-Y",
+            "sctpho.switch.kind",
+            "-T",
+            "fields",
+            "-e",
+            "frame.number",
+        ]
+        .map(String::from),
+    );
+    for c in COMPONENTS {
+        args.extend(["-e".to_string(), format!("sctpho.component.{}", c.name)]);
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(tshark(tier, input, &refs), &format!("{tier:?} {input:?}"))
+        .lines()
+        .map(|l| {
+            let mut cols = l.split('\t').map(str::to_string);
+            let frame = cols.next().and_then(|f| f.parse().ok()).expect("frame");
+            (frame, cols.collect())
+        })
+        .collect()
+}
+
+/// On every sample, the C plugin's `sctpho.component.*` fields on each
+/// switch frame are the analyzer's components of that handover, through
+/// each descriptor's accessor, to the precision tshark prints (absent when
+/// the analyzer has no value); pre-scanned or read frame by frame in two
+/// passes alike. The Lua tier fills only the data interrupt, the C tier's.
+#[test]
+fn switch_frames_carry_the_analyzers_components() {
+    let mut values = 0;
+    let mut c_rows = std::collections::BTreeMap::new();
+    for (name, capture) in captures() {
+        let analysis = analyze_file(capture, &AnalysisOptions::default()).expect("analysable");
+        let c = component_rows(Tier::C, Input::Named(capture), &[]);
+        let frames: Vec<u64> = c.iter().map(|(f, _)| *f).collect();
+        let switches: Vec<u64> = analysis.handovers.iter().map(|h| h.switch_frame).collect();
+        assert_eq!(frames, switches, "{name}: switch frames");
+        for ((frame, cols), h) in c.iter().zip(&analysis.handovers) {
+            assert_eq!(cols.len(), COMPONENTS.len(), "{name} {frame}");
+            for (d, col) in COMPONENTS.iter().zip(cols) {
+                let what = format!("{name} frame {frame} {}: {col:?}", d.name);
+                match d.value(h) {
+                    None => assert_eq!(col, "", "{what}: the analyzer has none"),
+                    Some(v) => {
+                        let shown: f64 = col.parse().unwrap_or_else(|_| panic!("{what}"));
+                        // (tshark prints 15 significant digits.)
+                        assert!(
+                            (shown - v).abs() <= v.abs() * 1e-14,
+                            "{what}: the analyzer's {v}"
+                        );
+                        values += 1;
+                    }
+                }
+            }
+        }
+        let incremental = component_rows(
+            Tier::C,
+            Input::Named(capture),
+            &["-2", "-o", "sctpho.prescan:FALSE"],
+        );
+        assert_eq!(incremental, c, "{name}: frame by frame in two passes");
+        let lua = component_rows(Tier::Lua, Input::Named(capture), &[]);
+        let interrupt_only: Vec<(u64, Vec<String>)> = c
+            .iter()
+            .map(|(f, cols)| {
+                let kept = COMPONENTS
+                    .iter()
+                    .zip(cols)
+                    .map(|(d, v)| {
+                        if d.name == "data_interrupt" {
+                            v.clone()
+                        } else {
+                            String::new()
+                        }
+                    })
+                    .collect();
+                (*f, kept)
+            })
+            .collect();
+        assert_eq!(lua, interrupt_only, "{name}: the Lua tier");
+        c_rows.insert(name.clone(), c);
+    }
+    assert!(values > 100, "{values}");
+    // Checked by hand against `sctp-handover analyze --format jsonl` of
+    // the capture alone (no events.jsonl beside it: the plugins have no
+    // ground-truth events): bokor-failover's CN, its failover at frame 77;
+    // koh-kim-1's MN, the planned switch at frame 132 (transport-layer
+    // latency = total 50.076 - network 49.029).
+    let row = |name: &str, frame: u64| -> Vec<(&'static str, String)> {
+        let (_, cols) = c_rows[name]
+            .iter()
+            .find(|(f, _)| *f == frame)
+            .expect("switch frame");
+        COMPONENTS
+            .iter()
+            .zip(cols)
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(d, v)| (d.name, v.clone()))
+            .collect()
+    };
+    let text = |pairs: &[(&'static str, &str)]| -> Vec<(&'static str, String)> {
+        pairs.iter().map(|(n, v)| (*n, v.to_string())).collect()
+    };
+    assert_eq!(
+        row("bokor-failover-cn.pcap", 77),
+        text(&[
+            ("data_interrupt", "-235.031"),
+            ("new_data_gap", "250.12"),
+            ("total_handover_latency", "364.998"),
+            ("path_confirmation", "180.252"),
+            ("failover_detection", "314.926"),
+            ("failover_time", "800.077"),
+        ])
+    );
+    assert_eq!(
+        row("koh-kim-1-mn.pcap", 132),
+        text(&[
+            ("data_interrupt", "50.076"),
+            ("new_data_gap", "50.076"),
+            ("total_handover_latency", "50.076"),
+            ("network_disconnection", "49.029"),
+            ("transport_latency", "1.047"),
+            ("setprim_sent", "489.923"),
+            ("sender_recovery", "991.048"),
+        ])
+    );
 }
 
 /// `tshark -q -z sctpho` of a tier (its whole output).

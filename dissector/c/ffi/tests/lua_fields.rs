@@ -29,5 +29,18 @@ fn the_lua_field_table_is_generated_from_the_descriptors() {
     assert!(want.contains(
         "    { key = \"counter_cleared\", abbrev = \"sctpho.expert.counter_cleared\", summary = \"Path error counter cleared\", group = \"SEQUENCE\", severity = \"CHAT\" },\n"
     ));
-    assert_eq!(want.matches("abbrev = \"sctpho.").count(), 27 + 12);
+    assert!(want.contains(
+        "    { key = \"component_failover_time\", abbrev = \"sctpho.component.failover_time\", name = \"Latency component: failover time (ms)\", type = \"double\",\n"
+    ));
+    // The fixed fields, one per latency component, the expert infos.
+    let components = sctp_handover::handover::COMPONENTS.len();
+    assert_eq!(components, 14);
+    assert_eq!(
+        want.matches("abbrev = \"sctpho.").count(),
+        27 + components + 12
+    );
+    assert_eq!(
+        want.matches("abbrev = \"sctpho.component.").count(),
+        components
+    );
 }

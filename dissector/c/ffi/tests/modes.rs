@@ -10,8 +10,9 @@ mod common;
 use common::{read_frames, RawFrame};
 use sctp_handover::analysis::{analyze_file, AnalysisOptions};
 use sctp_handover::events::EventKind;
+use sctp_handover::handover::COMPONENTS;
 use sctp_handover::time::Timestamp;
-use sctpho_ffi::{Analysis, ThresholdsIn, EXPERTS, FIELDS};
+use sctpho_ffi::{registered_fields, Analysis, ThresholdsIn, COMPONENT_PREFIX, EXPERTS};
 use std::path::Path;
 
 fn feed_all(a: &mut Analysis, frames: &[RawFrame]) {
@@ -41,8 +42,13 @@ fn is_look_ahead(item: &str) -> bool {
         || item.starts_with("sctpho.expert.no_ack:")
 }
 
+fn is_component(item: &str) -> bool {
+    item.starts_with(COMPONENT_PREFIX)
+}
+
 #[test]
 fn prescan_and_frame_by_frame_give_the_same_items() {
+    let mut later_seen = 0;
     for path in common::all_samples() {
         let frames = read_frames(&path);
         let n = frames.len() as u64;
@@ -77,13 +83,101 @@ fn prescan_and_frame_by_frame_give_the_same_items() {
         let partial: Vec<(u64, Vec<String>)> = want
             .iter()
             .map(|(f, d)| {
-                let kept: Vec<String> = d.iter().filter(|i| !is_look_ahead(i)).cloned().collect();
+                let kept: Vec<String> = d
+                    .iter()
+                    .filter(|i| !is_look_ahead(i) && !is_component(i))
+                    .cloned()
+                    .collect();
                 (*f, kept)
             })
             .filter(|(_, d)| !d.is_empty())
             .collect();
+        let (shown_components, shown): (Vec<_>, Vec<_>) = shown
+            .into_iter()
+            .map(|(f, d)| {
+                let (c, rest): (Vec<String>, Vec<String>) =
+                    d.into_iter().partition(|i| is_component(i));
+                ((f, c), (f, rest))
+            })
+            .unzip();
         assert_eq!(shown, partial, "{}", path.display());
+        // A switch's components as built at the switch: the settled ones
+        // but those known only later (the total handover latency once the
+        // TSNs around the gap are acknowledged, and the transport-layer
+        // latency from it), never another value.
+        for (f, components) in shown_components {
+            let settled = &want.iter().find(|(w, _)| *w == f).expect("frame").1;
+            for c in &components {
+                assert!(settled.contains(c), "{} {f}: {c}", path.display());
+            }
+            let later: Vec<&String> = settled
+                .iter()
+                .filter(|i| is_component(i) && !components.contains(i))
+                .collect();
+            for c in later {
+                assert!(
+                    c.starts_with("sctpho.component.total_handover_latency=")
+                        || c.starts_with("sctpho.component.transport_latency="),
+                    "{} {f}: {c} only once settled",
+                    path.display()
+                );
+                later_seen += 1;
+            }
+        }
     }
+    // (koh-kim-1's planned switches: the total latency is known a SACK
+    // after the switch.)
+    assert!(later_seen > 0);
+}
+
+/// A switch frame's `sctpho.component.*` items are the analyzer's
+/// handover's components through each descriptor's accessor, exactly (a
+/// component with no value has no item), pre-scanned and frame by frame
+/// once the capture has been read; no other frame has any.
+#[test]
+fn component_items_are_the_analyzers_handovers() {
+    let mut values = 0;
+    for path in common::all_samples() {
+        let name = path.display();
+        let handovers = analyze_file(&path, &AnalysisOptions::default())
+            .expect("analysable")
+            .handovers;
+        assert!(!handovers.is_empty(), "{name}");
+        let frames = read_frames(&path);
+        let n = frames.len() as u64;
+        let mut pre = Analysis::prescan(&path).expect("readable");
+        let mut inc = Analysis::incremental();
+        feed_all(&mut inc, &frames);
+        for a in [&mut pre, &mut inc] {
+            let mut with_components = Vec::new();
+            for f in 1..=n {
+                let items: Vec<String> = a
+                    .describe(f, true)
+                    .into_iter()
+                    .filter(|i| is_component(i))
+                    .collect();
+                if !items.is_empty() {
+                    with_components.push((f, items));
+                }
+            }
+            let want: Vec<(u64, Vec<String>)> = handovers
+                .iter()
+                .map(|h| {
+                    let items = COMPONENTS
+                        .iter()
+                        .filter_map(|c| {
+                            c.value(h)
+                                .map(|v| format!("{COMPONENT_PREFIX}{}={v}", c.name))
+                        })
+                        .collect();
+                    (h.switch_frame, items)
+                })
+                .collect();
+            assert_eq!(with_components, want, "{name}");
+            values += want.iter().map(|(_, i)| i.len()).sum::<usize>();
+        }
+    }
+    assert!(values > 200, "{values}");
 }
 
 /// The ASCONF items are the analyzer's events, not derived again: every
@@ -406,7 +500,7 @@ fn fields_and_experts_are_described_once() {
     let dir = common::repo_root().join("dissector");
     let c = std::fs::read_to_string(dir.join("c/sctpho_plugin.c")).expect("plugin source");
     let lua = std::fs::read_to_string(dir.join("sctpho.lua")).expect("Lua plugin");
-    for d in &FIELDS {
+    for d in registered_fields() {
         let name = format!("\"{}\"", d.abbrev.to_string_lossy());
         assert!(!c.contains(&name), "sctpho_plugin.c names {name}");
         assert!(!lua.contains(&name), "sctpho.lua names {name}");
@@ -421,7 +515,7 @@ fn fields_and_experts_are_described_once() {
         );
         assert!(!lua.contains(&name), "sctpho.lua names {name}");
     }
-    let described: Vec<String> = FIELDS
+    let described: Vec<String> = registered_fields()
         .iter()
         .map(|d| d.abbrev.to_string_lossy().into_owned())
         .collect();
