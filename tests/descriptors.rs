@@ -15,10 +15,12 @@ mod common;
 use sctp_handover::analysis::Accounting;
 use sctp_handover::capture::CaptureFormat;
 use sctp_handover::events::AsconfOutcome;
+use sctp_handover::events::AssociationEndReason;
 use sctp_handover::handover::{
     CapturePoint, ComponentDescriptor, ComponentGroup, Handover, SwitchClass, WindowEnd, COMPONENTS,
 };
 use sctp_handover::settings::Settings;
+use sctp_handover::track::path::PathStatus;
 use sctp_handover_tables::schema;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -466,4 +468,144 @@ fn the_report_lists_the_descriptors_components() {
     let expected: BTreeSet<String> = all.iter().map(|c| c.to_string()).chain(counts).collect();
     assert_eq!(compared, expected);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Both Wireshark plugin tiers register the fields of
+/// dissector/sctpho_fields.lua (the Lua tier reads it; it is generated
+/// from the FFI's list the C tier registers at run time, held to that list
+/// by `cargo test -p sctpho-ffi --test lua_fields`, and to what tshark
+/// shows for both tiers by its `c_plugin` test): one double field
+/// `sctpho.component.<name>` per component, named by its label and unit,
+/// in the descriptors' order, and no other component field.
+#[test]
+fn the_wireshark_plugins_have_a_field_per_component() {
+    let table = std::fs::read_to_string(common::repo_root().join("dissector/sctpho_fields.lua"))
+        .expect("dissector/sctpho_fields.lua");
+    let fields: Vec<(&str, &str, &str)> = table
+        .lines()
+        .filter_map(|l| {
+            let value = |key: &str| {
+                let at = l.find(&format!("{key} = \""))? + key.len() + 4;
+                l[at..].split('"').next()
+            };
+            let abbrev = value("abbrev")?.strip_prefix("sctpho.component.")?;
+            Some((abbrev, value("name")?, value("type")?))
+        })
+        .collect();
+    let want: Vec<(String, String, &str)> = COMPONENTS
+        .iter()
+        .map(|c| {
+            let name = format!("Latency component: {} ({})", c.label, c.unit);
+            (c.name.to_string(), name, "double")
+        })
+        .collect();
+    let have: Vec<(String, String, &str)> = fields
+        .iter()
+        .map(|(a, n, t)| (a.to_string(), n.to_string(), *t))
+        .collect();
+    assert_eq!(
+        have, want,
+        "dissector/sctpho_fields.lua: regenerate it with SCTPHO_WRITE_FIELDS=1 cargo test -p sctpho-ffi --test lua_fields"
+    );
+    // (Checked by hand: the table's data interrupt line.)
+    assert!(table.contains(
+        "{ key = \"component_data_interrupt\", abbrev = \"sctpho.component.data_interrupt\", name = \"Latency component: data interrupt (ms)\", type = \"double\","
+    ));
+}
+
+/// The tables' named columns hold only their enum's names, the names the
+/// schema documents: on every sample capture, the handovers'
+/// `failover_old_path_state` and the paths' `state` only `PathStatus`'s,
+/// the associations' `end` only `AssociationEndReason`'s, and the events'
+/// `event` only the kinds its column lists.
+#[test]
+fn the_tables_named_columns_hold_only_their_enums_names() {
+    let dir = tempdir("names");
+    let mut cmd = bin();
+    cmd.args(["analyze", "-q", "--table-format", "jsonl", "--out"])
+        .arg(&dir)
+        .arg(common::repo_root().join("sample-captures"));
+    run(&mut cmd);
+    let held = |table: &str, column: &str| -> BTreeSet<String> {
+        read_jsonl_table(&dir, table)
+            .iter()
+            .filter_map(|r| r[column].as_str().map(str::to_string))
+            .collect()
+    };
+    let set =
+        |names: &[&str]| -> BTreeSet<String> { names.iter().map(|n| n.to_string()).collect() };
+    let documented = |columns: &[schema::Col], name: &str| set(&quoted(column_doc(columns, name)));
+
+    let states = set(PathStatus::NAMES);
+    assert_eq!(
+        documented(schema::HANDOVERS_FIXED, "failover_old_path_state"),
+        states
+    );
+    assert_eq!(documented(schema::PATHS.columns, "state"), states);
+    let old_states = held("handovers", "failover_old_path_state");
+    assert!(old_states.is_subset(&states), "{old_states:?}");
+    // bokor-failover-pf fails over at the potentially-failed state.
+    assert!(old_states.contains("potentially_failed"), "{old_states:?}");
+    let path_states = held("paths", "state");
+    assert_eq!(path_states, states, "the samples end in every state");
+
+    let ends = set(AssociationEndReason::NAMES);
+    assert_eq!(documented(schema::ASSOCIATIONS.columns, "end"), ends);
+    let held_ends = held("associations", "end");
+    assert!(held_ends.is_subset(&ends), "{held_ends:?}");
+    assert!(held_ends.contains("shutdown_complete"), "{held_ends:?}");
+
+    let kinds = documented(schema::EVENTS.columns, "event");
+    let held_kinds = held("events", "event");
+    assert!(
+        held_kinds.is_subset(&kinds),
+        "{:?}",
+        held_kinds.difference(&kinds)
+    );
+    assert!(held_kinds.len() >= 16, "{held_kinds:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// docs/json-schema.md lists the components of a handover's JSON record:
+/// the top-level ones in the row whose meaning is "COMPONENTs", the nested
+/// ones in their object's row (`failover`, `recognition`). Those names are
+/// the descriptors' `json_path`s, and no other.
+#[test]
+fn the_json_schema_lists_the_descriptors_components() {
+    let doc = std::fs::read_to_string(common::repo_root().join("docs/json-schema.md"))
+        .expect("docs/json-schema.md");
+    let row = |first: &str| -> &str {
+        doc.lines()
+            .find(|l| l.starts_with(&format!("| `{first}`")))
+            .unwrap_or_else(|| panic!("no row for `{first}` in docs/json-schema.md"))
+    };
+    let top_row = doc
+        .lines()
+        .find(|l| l.starts_with("| `") && l.trim_end().ends_with("| COMPONENTs |"))
+        .expect("a row of top-level COMPONENTs");
+    let top: BTreeSet<&str> = quoted(top_row).into_iter().collect();
+    let want_top: BTreeSet<&str> = COMPONENTS
+        .iter()
+        .map(|c| c.json_path)
+        .filter(|p| !p.contains('.'))
+        .collect();
+    assert_eq!(top, want_top);
+    for c in COMPONENTS.iter().filter(|c| c.json_path.contains('.')) {
+        let (object, field) = c.json_path.split_once('.').expect("a dot");
+        let meaning = row(object).split('|').nth(2).expect("a meaning cell");
+        assert!(
+            meaning.contains("(COMPONENTs)") && quoted(meaning).contains(&field),
+            "{}: not listed in the `{object}` row",
+            c.json_path
+        );
+    }
+    // The recognition row holds components only.
+    let recognition: BTreeSet<&str> = quoted(row("recognition").split('|').nth(2).unwrap_or(""))
+        .into_iter()
+        .collect();
+    let want_recognition: BTreeSet<&str> = COMPONENTS
+        .iter()
+        .filter_map(|c| c.json_path.strip_prefix("recognition."))
+        .collect();
+    assert_eq!(recognition, want_recognition);
 }
