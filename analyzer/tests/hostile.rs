@@ -574,3 +574,59 @@ fn an_association_that_renumbers_back_and_forth_lists_only_each_handovers_own_ex
     let planned_rows = text.lines().filter(|l| l.contains(" planned ")).count();
     assert_eq!(planned_rows, renumberings as usize, "{text}");
 }
+
+/// More outstanding ASCONFs than the tracker remembers (64): the ones it
+/// forgets stay counted unanswered, once, until a copy brings one back
+/// (outstanding again, not counted twice) or an answer to it comes.
+#[test]
+fn unanswered_asconfs_beyond_the_cap_are_counted_once() {
+    let dir = common::tempdir("asconf-cap");
+    let (tag_a, tag_b) = (0x1111, 0x2222);
+    let mut base = vec![
+        ipv4(A, B, &sctp(1000, 2000, 0, &init(tag_a, 1, &[]))),
+        ipv4(
+            B,
+            A,
+            &sctp(2000, 1000, tag_a, &{
+                let mut c = init(tag_b, 1, &[]);
+                c[0] = 2; // INIT ACK
+                c
+            }),
+        ),
+        ipv4(A, B, &sctp(1000, 2000, tag_b, &chunk(10, 0, b"cook"))),
+        ipv4(B, A, &sctp(2000, 1000, tag_a, &chunk(11, 0, &[]))),
+        // A's serial 1, then B's serials 100..=163: 65 requests, the
+        // first forgotten when B's 64th arrives.
+        ipv4(A, B, &sctp(1000, 2000, tag_b, &asconf(1, A, &[]))),
+    ];
+    for serial in 100..164 {
+        base.push(ipv4(
+            B,
+            A,
+            &sctp(2000, 1000, tag_a, &asconf(serial, B, &[])),
+        ));
+    }
+    let copy = ipv4(A, B, &sctp(1000, 2000, tag_b, &asconf(1, A, &[])));
+    let answer = ipv4(
+        B,
+        A,
+        &sctp(2000, 1000, tag_a, &chunk(0x80, 0, &1u32.to_be_bytes())),
+    );
+    for (name, extra, unanswered) in [
+        ("none", vec![], 65),
+        // The copy is outstanding again: the same 65 requests.
+        ("copy", vec![copy.clone()], 65),
+        // An answer to the forgotten request (unmatched: it was
+        // forgotten) still answers it.
+        ("answer", vec![answer.clone()], 64),
+        ("answer-then-copy", vec![answer, copy], 64),
+    ] {
+        let path = dir.join(format!("{name}.pcap"));
+        let mut packets = base.clone();
+        packets.extend(extra);
+        write_raw(&path, &packets);
+        let a = analyze_file(&path, &AnalysisOptions::default()).expect("analysable");
+        assert_eq!(a.associations.len(), 1, "{name}");
+        assert_eq!(a.associations[0].unanswered_asconfs(), unanswered, "{name}");
+    }
+}

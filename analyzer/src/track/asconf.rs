@@ -51,7 +51,7 @@ impl Tracker {
         let (transmission, first_frame, answered) = match sent {
             Some(s) if s.serial == serial => {
                 s.transmissions = s.transmissions.saturating_add(1);
-                (s.transmissions, Some(s.first_frame), s.acknowledged)
+                (s.transmissions, Some(s.first_frame), s.answer_seen)
             }
             Some(s) if serial_le(serial, s.serial) => (2, None, true),
             _ => {
@@ -60,6 +60,8 @@ impl Tracker {
                     first_frame: ctx.frame,
                     transmissions: 1,
                     acknowledged: false,
+                    answer_seen: false,
+                    forgotten_unanswered: false,
                 });
                 (1, Some(ctx.frame), false)
             }
@@ -72,10 +74,22 @@ impl Tracker {
             .iter()
             .position(|p| p.serial == serial && p.sender == ctx.sender);
         let earlier = existing.map(|i| a.pending_asconfs.remove(i));
+        let sent = a.sent_asconf.as_mut().and_then(|s| s[ctx.sender].as_mut());
+        if let Some(s) = sent.filter(|s| s.serial == serial && earlier.is_none()) {
+            // A copy of a request forgotten unanswered: outstanding again,
+            // counted there and no longer among the forgotten.
+            if std::mem::take(&mut s.forgotten_unanswered) {
+                a.unanswered_asconfs_forgotten = a.unanswered_asconfs_forgotten.saturating_sub(1);
+            }
+        }
         if a.pending_asconfs.len() == MAX_PENDING_ASCONFS {
             let forgotten = a.pending_asconfs.remove(0);
             if !forgotten.answered {
                 a.unanswered_asconfs_forgotten += 1;
+                let sent = a.sent_asconf.as_mut().and_then(|s| s[forgotten.sender].as_mut());
+                if let Some(s) = sent.filter(|s| s.serial == forgotten.serial) {
+                    s.forgotten_unanswered = true;
+                }
             }
         }
         a.pending_asconfs.push(PendingAsconf {
@@ -130,6 +144,16 @@ impl Tracker {
             .iter()
             .position(|p| p.serial == serial && p.sender == requester);
         let Some(i) = found else {
+            // The answer to a request forgotten unanswered (only the
+            // sender's latest serial is remembered): answered after all.
+            let sent = a.sent_asconf.as_mut().and_then(|s| s[requester].as_mut());
+            if let Some(s) = sent.filter(|s| s.serial == serial) {
+                s.answer_seen = true;
+                if std::mem::take(&mut s.forgotten_unanswered) {
+                    a.unanswered_asconfs_forgotten =
+                        a.unanswered_asconfs_forgotten.saturating_sub(1);
+                }
+            }
             self.counters.asconf_acks_unmatched += 1;
             sink.emit(ctx.event(EventKind::AsconfAck {
                 path: ctx.path,
@@ -148,7 +172,10 @@ impl Tracker {
         // the first answer, which the requester did not get) changes
         // nothing at the peer: its results took effect with the first.
         let repeated = match a.sent_asconf.as_mut().and_then(|s| s[requester].as_mut()) {
-            Some(s) if s.serial == serial => std::mem::replace(&mut s.acknowledged, true),
+            Some(s) if s.serial == serial => {
+                s.answer_seen = true;
+                std::mem::replace(&mut s.acknowledged, true)
+            }
             _ => false,
         };
         let mut follow_ups = Vec::new();

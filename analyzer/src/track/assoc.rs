@@ -417,9 +417,16 @@ pub(crate) struct SentAsconf {
     pub serial: u32,
     pub first_frame: u64,
     pub transmissions: u32,
-    /// An ASCONF-ACK for the serial was seen (a later one answers a
-    /// retransmission: `repeated`).
+    /// An ASCONF-ACK for the serial was matched to a transmission of it
+    /// (a later one answers a retransmission: `repeated`).
     pub acknowledged: bool,
+    /// An ASCONF-ACK for the serial was seen, matched or not: a copy sent
+    /// after it is of an answered request.
+    pub answer_seen: bool,
+    /// Its request was forgotten unanswered beyond the tracker's cap
+    /// (counted in `unanswered_asconfs_forgotten`): a copy or an answer
+    /// of it takes it out of that count.
+    pub forgotten_unanswered: bool,
 }
 
 /// The wire-level association the tracker owns: endpoints, addresses,
