@@ -1250,8 +1250,16 @@ function Core:data(ctx, tsn)
     if highest == nil then d.base, d.first_new_path = tsn, path end
     d.highest = tsn
     d.last_new_path = path
+    -- A TSN still remembered from a lap of the 2^32 ring ago (hostile or
+    -- wrapped input) is replaced: the counts and sets drop the old record.
+    local old = d.rec[tsn]
+    if old == nil then
+      d.rec_n = d.rec_n + 1
+    elseif type(old) == "table" and old.gap then
+      d.gap_n = d.gap_n - 1
+    end
+    if d.aside_n > 0 then aside_take(d, tsn) end
     d.rec[tsn] = path
-    d.rec_n = d.rec_n + 1
     -- The scan may have run past the TSNs sent, to a SACK's highest TSN
     -- in fast recovery; a TSN not sent then is not past counting: this
     -- one is counted from now on (Linux's sctp_mark_missing walks every

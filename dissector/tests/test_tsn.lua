@@ -411,4 +411,22 @@ t.test("a deletion of another address moves its data to the active path the firs
   t.eq(errors_to(c, { A1, A2, A3 }), "1,0,1")
 end)
 
+t.test("a TSN sent again a lap of the 2^32 ring later replaces its record", function()
+  -- New DATA whose TSN walks the ring in steps below 2^31 comes back to a
+  -- TSN still remembered: counted once, so the records and the count of
+  -- outstanding ones agree, and SACKs that acknowledge them all leave none.
+  local c, send = data_sender()
+  for i, tsn in ipairs({ 0, 0x7FFFFFFF, 0xFFFFFFFE, 0 }) do send(10 + i, FS, OLD, pkt(TMT, data(tsn))) end
+  local d = c.assocs[1].dir[1]
+  local function records() local n = 0 for _ in pairs(d.rec) do n = n + 1 end return n end
+  t.eq(records(), 3)
+  t.eq(d.rec_n, 3)
+  send(20, OLD, FS, pkt(TFS, sack_gaps(0, {})))
+  send(21, OLD, FS, pkt(TFS, sack_gaps(0x7FFFFFFF, {})))
+  send(22, OLD, FS, pkt(TFS, sack_gaps(0xFFFFFFFE, {})))
+  t.eq(records(), 0)
+  t.eq(d.rec_n, 0)
+  t.eq(d.gap_n, 0)
+end)
+
 return t
