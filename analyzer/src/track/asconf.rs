@@ -86,7 +86,10 @@ impl Tracker {
             let forgotten = a.pending_asconfs.remove(0);
             if !forgotten.answered {
                 a.unanswered_asconfs_forgotten += 1;
-                let sent = a.sent_asconf.as_mut().and_then(|s| s[forgotten.sender].as_mut());
+                let sent = a
+                    .sent_asconf
+                    .as_mut()
+                    .and_then(|s| s[forgotten.sender].as_mut());
                 if let Some(s) = sent.filter(|s| s.serial == forgotten.serial) {
                     s.forgotten_unanswered = true;
                 }
