@@ -435,6 +435,37 @@ struct Agreement {
     excused: Option<(usize, usize, Vec<String>)>,
 }
 
+impl Agreement {
+    /// The line printed for capture `name`: what was compared, the
+    /// exception it was compared under, and how many differences.
+    fn line(&self, name: &str) -> String {
+        let events: usize = self.state_events.values().sum();
+        let excused = match &self.excused {
+            Some((dups, gaps, excused)) => format!(
+                " [exception: compared without its {dups} capture duplicates, cut at \
+                 {gaps} idle gaps; as it is, its (expected) differences: {}]",
+                excused.join(", ")
+            ),
+            None => String::new(),
+        };
+        let differences = if self.differences.is_empty() {
+            String::new()
+        } else {
+            format!(", {} DIFFERENCES", self.differences.len())
+        };
+        format!(
+            "{name}: {} ASCONF pairs ({} resent, {} ACKs repeated), {} heartbeat pairs, \
+             {} switches, {events} path-state events {:?}{excused}{differences}",
+            self.asconf_pairs,
+            self.resent.0,
+            self.resent.1,
+            self.heartbeat_pairs,
+            self.switches,
+            self.state_events,
+        )
+    }
+}
+
 /// One tshark run (fields and expert messages) over a public capture,
 /// compared with the Lua core's failed paths and the analyzer.
 fn compare_public(capture: &Path) -> Agreement {
@@ -847,30 +878,7 @@ fn plugin_and_analyzer_agree_on_every_public_capture() {
             .expect("name")
             .to_string_lossy()
             .to_string();
-        let events: usize = r.state_events.values().sum();
-        println!(
-            "{name}: {} ASCONF pairs ({} resent, {} ACKs repeated), {} heartbeat pairs, \
-             {} switches, {events} path-state events {:?}{}",
-            r.asconf_pairs,
-            r.resent.0,
-            r.resent.1,
-            r.heartbeat_pairs,
-            r.switches,
-            r.state_events,
-            if let Some((dups, gaps, excused)) = &r.excused {
-                format!(
-                    " [exception: compared without its {dups} capture duplicates, cut at \
-                     {gaps} idle gaps; as it is, its (expected) differences: {}]",
-                    excused.join(", ")
-                )
-            } else {
-                String::new()
-            } + &if r.differences.is_empty() {
-                String::new()
-            } else {
-                format!(", {} DIFFERENCES", r.differences.len())
-            }
-        );
+        println!("{}", r.line(&name));
         total.asconf_pairs += r.asconf_pairs;
         total.heartbeat_pairs += r.heartbeat_pairs;
         total.switches += r.switches;
@@ -1335,22 +1343,7 @@ fn plugin_and_analyzer_agree_on_generated_and_fuzzed_captures() {
                 r = e;
             }
         }
-        let events: usize = r.state_events.values().sum();
-        println!(
-            "{name}: {} ASCONF pairs ({} resent, {} ACKs repeated), {} heartbeat pairs, \
-             {} switches, {events} path-state events {:?}{}",
-            r.asconf_pairs,
-            r.resent.0,
-            r.resent.1,
-            r.heartbeat_pairs,
-            r.switches,
-            r.state_events,
-            if r.differences.is_empty() {
-                String::new()
-            } else {
-                format!(", {} DIFFERENCES", r.differences.len())
-            }
-        );
+        println!("{}", r.line(name));
         total.asconf_pairs += r.asconf_pairs;
         total.heartbeat_pairs += r.heartbeat_pairs;
         total.switches += r.switches;
