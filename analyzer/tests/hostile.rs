@@ -20,13 +20,9 @@ use sctp_handover::capture::link_type;
 use std::path::{Path, PathBuf};
 
 /// Where crafted files go: kept in `$SCTPHO_HOSTILE_OUT` when set.
-fn out_dir(name: &str) -> PathBuf {
+fn out_dir(name: &str) -> common::Scratch {
     match std::env::var_os("SCTPHO_HOSTILE_OUT") {
-        Some(d) => {
-            let d = PathBuf::from(d);
-            std::fs::create_dir_all(&d).expect("output dir");
-            d
-        }
+        Some(d) => common::Scratch::kept(PathBuf::from(d)),
         None => common::tempdir(name),
     }
 }
@@ -536,7 +532,8 @@ fn an_association_that_renumbers_back_and_forth_lists_only_each_handovers_own_ex
         let ack = chunk(0x80, 0, &(2 * i + 1).to_be_bytes());
         packets.push(ipv4(B, new, &sctp(6000, 5000, mn, &ack)));
     }
-    let path = out_dir("hostile-renumbering").join("renumbering.pcap");
+    let dir = out_dir("hostile-renumbering");
+    let path = dir.join("renumbering.pcap");
     write_raw(&path, &packets);
 
     let a = accounted(&path, &AnalysisOptions::default());

@@ -83,9 +83,11 @@ fn compare(path: &Path, expression: &str, out: &Path) -> Option<Result<(), Strin
 
 #[test]
 fn filtered_analysis_equals_the_analysis_of_tcpdump_s_filtered_copy() {
-    let dir = std::env::temp_dir().join(format!("sctpho-filter-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let out = dir.join("copy.pcap");
+    let scratch = tempfile::Builder::new()
+        .prefix("sctpho-filter-")
+        .tempdir()
+        .expect("temp dir");
+    let out = scratch.path().join("copy.pcap");
     let mut captures: Vec<PathBuf> = ["koh-kim-1", "bokor-failover", "honda-dad"]
         .iter()
         .map(|s| repo().join("sample-captures").join(s).join("mn.pcap"))

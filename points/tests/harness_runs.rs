@@ -133,12 +133,6 @@ fn write_skewed(src: &Path, dst: &Path, offset_ns: i64, drift_ppm: f64) {
     std::fs::write(dst, out).expect("write skewed capture");
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sctp-points-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir.join(name)
-}
-
 /// (b) The CN's capture moved 30 minutes and 250 ms ahead and made to run
 /// 50 ppm fast: both come back, within 100 µs and 5 ppm.
 #[test]
@@ -147,7 +141,8 @@ fn known_offset_and_drift_are_recovered() {
     let drift_ppm = 50.0;
     for name in ["koh-kim-1", "koh-kim-2", "bokor-return", "honda-dad"] {
         let dir = run_dir(name);
-        let skewed = scratch(&format!("{name}-cn-skewed.pcap"));
+        let scratch = tempfile::tempdir().expect("scratch dir");
+        let skewed = scratch.path().join(format!("{name}-cn-skewed.pcap"));
         write_skewed(&dir.join("cn.pcap"), &skewed, offset_ns, drift_ppm);
         let (r, keep) = analyze(&dir.join("mn.pcap"), &skewed);
         let (plain, plain_keep) = analyze_run(name);
@@ -174,7 +169,6 @@ fn known_offset_and_drift_are_recovered() {
             plain_keep.retransmissions.len(),
             "{name}"
         );
-        let _ = std::fs::remove_file(&skewed);
     }
 }
 
@@ -189,7 +183,8 @@ fn first_packet_ns(path: &Path) -> i64 {
 #[test]
 fn editcap_shift_is_recovered() {
     let dir = run_dir("koh-kim-1");
-    let shifted = scratch("koh-kim-1-cn-editcap.pcap");
+    let scratch = tempfile::tempdir().expect("scratch dir");
+    let shifted = scratch.path().join("koh-kim-1-cn-editcap.pcap");
     let status = std::process::Command::new("editcap")
         .args(["-t", "-0.75"])
         .arg(dir.join("cn.pcap"))
@@ -210,7 +205,6 @@ fn editcap_shift_is_recovered() {
         r.clock
     );
     assert!(r.clock.drift_ppm.abs() < 5.0, "{:?}", r.clock);
-    let _ = std::fs::remove_file(&shifted);
 }
 
 /// (c) Every ASCONF seen at both points took the netem delay of the link

@@ -177,8 +177,8 @@ mod tests {
 
     #[test]
     fn json_lines_and_csv() {
-        let dir = std::env::temp_dir().join(format!("anchors-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let j = dir.join("e.jsonl");
         std::fs::write(
             &j,

@@ -419,8 +419,76 @@ pub fn gzip(src: &Path, dst: &Path) {
     std::fs::write(dst, enc.finish().expect("gzip")).expect("write gz");
 }
 
-pub fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sctp-handover-test-{}-{name}", std::process::id()));
+/// A test's scratch directory, removed with everything in it when the
+/// value is dropped (also when the test fails): a test run leaves nothing
+/// behind in the temporary directory. Use it as a `Path`.
+pub struct Scratch {
+    dir: PathBuf,
+    _removed_when_dropped: Option<tempfile::TempDir>,
+}
+
+impl Scratch {
+    /// A directory the user asked to keep (e.g. crafted files to look at).
+    pub fn kept(dir: PathBuf) -> Scratch {
+        std::fs::create_dir_all(&dir).expect("output dir");
+        Scratch {
+            dir,
+            _removed_when_dropped: None,
+        }
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.dir.as_os_str()
+    }
+}
+
+pub fn tempdir(name: &str) -> Scratch {
+    let removed = tempfile::Builder::new()
+        .prefix(&format!("sctp-handover-test-{name}-"))
+        .tempdir()
+        .expect("temp dir");
+    Scratch {
+        dir: removed.path().to_path_buf(),
+        _removed_when_dropped: Some(removed),
+    }
+}
+
+/// A scratch directory for the life of this test process, for what a
+/// `static` holds (never dropped, so never removed by a `Scratch`): named
+/// by the process id, and the directories of test processes that no
+/// longer run are removed when one is made.
+pub fn process_dir(name: &str) -> PathBuf {
+    const PREFIX: &str = "sctp-handover-process-";
+    let tmp = std::env::temp_dir();
+    for entry in std::fs::read_dir(&tmp).into_iter().flatten().flatten() {
+        let file_name = entry.file_name();
+        let pid = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    let d = tmp.join(format!("{PREFIX}{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("temp dir");
     d

@@ -73,7 +73,7 @@ fn env() -> &'static Env {
         } else {
             None
         };
-        let base = common::tempdir("c-plugin");
+        let base = common::process_dir("c-plugin");
         let (home, plain_home, work) = (base.join("home"), base.join("plain"), base.join("work"));
         let no_prescan_home = base.join("no-prescan");
         let install = |h: &Path| {
