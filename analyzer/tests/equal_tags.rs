@@ -143,8 +143,9 @@ fn packet(src: IpAddr, dst: IpAddr, vtag: u32, chunks: &[Vec<u8>]) -> Vec<u8> {
     ip
 }
 
-/// Writes the packets as a raw-IP capture, one millisecond apart.
-fn capture(name: &str, packets: Vec<Vec<u8>>) -> std::path::PathBuf {
+/// The analysis of the packets written as a raw-IP capture, one
+/// millisecond apart.
+fn analyze_packets(name: &str, packets: Vec<Vec<u8>>) -> FileAnalysis {
     let dir = common::tempdir(name);
     let path = dir.join(format!("{name}.pcap"));
     let frames: Vec<(i64, Vec<u8>)> = packets
@@ -153,7 +154,7 @@ fn capture(name: &str, packets: Vec<Vec<u8>>) -> std::path::PathBuf {
         .map(|(i, p)| (1_000_000 * i as i64, p))
         .collect();
     common::write_frames(&path, link_type::RAW, false, false, &frames);
-    path
+    analyze(&path)
 }
 
 /// From the INIT (or, without it, from the INIT ACK), the two Initiate
@@ -179,7 +180,7 @@ fn equal_initiate_tags_keep_two_directions() {
         ("equal-tags-init", all.clone(), Start::Init),
         ("equal-tags-init-ack", all[1..].to_vec(), Start::InitAck),
     ] {
-        let analysis = analyze(&capture(name, packets));
+        let analysis = analyze_packets(name, packets);
         assert_eq!(analysis.associations.len(), 1, "{name}");
         let a = &analysis.associations[0];
         assert_eq!(a.start, start, "{name}");
@@ -232,7 +233,7 @@ fn multihomed_mid_stream_with_equal_tags_keeps_two_directions() {
             packet(a3, b3, tag_of_b, &[data(12)]),
             packet(b1, a3, tag_of_a, &[sack(12)]),
         ];
-        let analysis = analyze(&capture(name, packets));
+        let analysis = analyze_packets(name, packets);
         assert_eq!(analysis.associations.len(), 1, "{name}");
         let a = &analysis.associations[0];
         assert_eq!(a.start, Start::MidStream, "{name}");
