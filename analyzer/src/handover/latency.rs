@@ -46,6 +46,21 @@ impl Direction {
     }
 }
 
+impl Direction {
+    /// The switch waiting at `i` of `pending` has its total latency: it
+    /// settles unless its window is still open.
+    fn resolved(&mut self, i: usize) {
+        let p = self.pending.remove(i);
+        if self
+            .windows
+            .binary_search_by_key(&p.index, |w| w.index)
+            .is_err()
+        {
+            self.settled.push(p.index);
+        }
+    }
+}
+
 /// Transport-layer latency = total handover latency − network-layer
 /// disconnection, once both are known (the latter is fixed at the switch).
 fn transport_latency(h: &Handover) -> Component {
@@ -116,7 +131,7 @@ impl HandoverEngine {
                         );
                         h.transport_latency = transport_latency(h);
                     }
-                    d.pending.remove(i);
+                    d.resolved(i);
                 }
                 (None, _, true) if d.tsn(before).is_none() => {
                     if let Some(h) = waiting(handovers, *handed_on, p.index) {
@@ -124,7 +139,7 @@ impl HandoverEngine {
                         h.total_handover_latency =
                             Component::missing("TSN L (before the sequence gap) was not captured");
                     }
-                    d.pending.remove(i);
+                    d.resolved(i);
                 }
                 _ => i += 1,
             }

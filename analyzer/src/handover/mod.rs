@@ -133,9 +133,11 @@ impl HandoverEngine {
     /// the HEARTBEATs and ASCONFs sent in `open` frames (the tracker's
     /// outstanding requests, [`crate::track::Tracker::open_requests`]:
     /// their answers, which the outputs pair with them, may still come),
-    /// and the handovers before the first whose total latency is still
-    /// pending. What stays is handed on later, in the next part or by
-    /// [`HandoverEngine::retire`].
+    /// and the handovers settled since the last part (total latency
+    /// resolved, handover window closed), in switch order. What stays is
+    /// handed on later, in the next part or by [`HandoverEngine::retire`].
+    /// Costs what it hands on: a switch that never settles holds back
+    /// none of those after it.
     pub fn take_part(&mut self, id: AssocId, open: &[u64]) -> (Vec<Event>, Vec<Handover>) {
         let Some(a) = self.associations.get_mut(id) else {
             return (Vec::new(), Vec::new());
@@ -163,22 +165,23 @@ impl HandoverEngine {
         }
         a.events = kept;
         a.held_back = a.events.len();
-        // Sorted for the lookups: without the SACKs every switch waits,
-        // and a scan per slot would make each part quadratic.
-        let mut waiting: Vec<usize> = [0, 1]
-            .into_iter()
-            .flat_map(|sender| {
-                let d = &a.directions[sender];
-                let windows = d.windows.iter().map(|w| w.index);
-                d.pending.iter().map(|p| p.index).chain(windows)
-            })
-            .collect();
-        waiting.sort_unstable();
-        let mut handovers = Vec::new();
-        for (i, slot) in a.handovers.iter_mut().enumerate() {
-            if waiting.binary_search(&(a.handed_on + i)).is_err() {
-                handovers.extend(slot.take().map(|h| *h));
+        // Only the switches that settled since the last part: a scan of
+        // every slot would walk, at every part, all the switches held
+        // behind one that never settles (its SACKs not captured).
+        let mut settled = Vec::new();
+        for sender in [0, 1] {
+            // (Read first: writing a direction never written allocates it.)
+            if !a.directions[sender].settled.is_empty() {
+                settled.append(&mut a.directions[sender].settled);
             }
+        }
+        settled.sort_unstable();
+        let mut handovers = Vec::with_capacity(settled.len());
+        for index in settled {
+            let slot = index
+                .checked_sub(a.handed_on)
+                .and_then(|i| a.handovers.get_mut(i));
+            handovers.extend(slot.and_then(Option::take).map(|h| *h));
         }
         let gone = a.handovers.iter().take_while(|h| h.is_none()).count();
         a.handovers.drain(..gone);

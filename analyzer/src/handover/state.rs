@@ -81,9 +81,15 @@ pub(super) struct Direction {
     /// T3 expiries by the path charged, with the original transmission
     /// of the TSN that timed out.
     pub(super) expiries: VecDeque<(PathId, Expiry, Option<Mark>)>,
+    /// Switches still waiting for their total latency, in slot order.
     pub(super) pending: Vec<Pending>,
-    /// Switches whose handover window is still open.
+    /// Switches whose handover window is still open, in slot order.
     pub(super) windows: Vec<OpenWindow>,
+    /// Switches (by slot) that settled since the last part — window closed
+    /// and total latency resolved — and so are what the next part hands
+    /// on: a part then costs what settled, not every switch held behind
+    /// one that never settles (a capture without its SACKs).
+    pub(super) settled: Vec<usize>,
 }
 
 /// A switch still waiting for its total handover latency (`latency.rs`
@@ -126,6 +132,7 @@ impl Direction {
         expiries: VecDeque::new(),
         pending: Vec::new(),
         windows: Vec::new(),
+        settled: Vec::new(),
     };
 
     pub(super) fn path(&mut self, p: PathId) -> &mut PathData {

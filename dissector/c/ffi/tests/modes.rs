@@ -180,6 +180,149 @@ fn component_items_are_the_analyzers_handovers() {
     assert!(values > 200, "{values}");
 }
 
+/// One two-homed association, raw IPv4: B sends TSN 5000 on its path 0
+/// and 5001 on its path 1 — a switch whose SACKs are not in the capture,
+/// so its total handover latency never settles — then A sends one DATA
+/// more than `switches`, alternating between its two paths, each SACKed
+/// 1 ms later (every DATA after the first a switch). Returns the frames.
+fn write_unsettled_switch(path: &Path, switches: u32) -> Vec<(i64, Vec<u8>)> {
+    fn packet(src: [u8; 4], dst: [u8; 4], ports: (u16, u16), tag: u32, chunk: &[u8]) -> Vec<u8> {
+        let mut sctp = Vec::new();
+        sctp.extend_from_slice(&ports.0.to_be_bytes());
+        sctp.extend_from_slice(&ports.1.to_be_bytes());
+        sctp.extend_from_slice(&tag.to_be_bytes());
+        sctp.extend_from_slice(&[0; 4]);
+        sctp.extend_from_slice(chunk);
+        while sctp.len() % 4 != 0 {
+            sctp.push(0);
+        }
+        let crc = sctp_handover::wire::sctp::Packet::new_checked(&sctp[..])
+            .expect("an SCTP header")
+            .compute_checksum();
+        sctp[8..12].copy_from_slice(&crc.to_le_bytes());
+        let mut ip = vec![0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 132, 0, 0];
+        ip[2..4].copy_from_slice(&(20 + sctp.len() as u16).to_be_bytes());
+        ip.extend_from_slice(&src);
+        ip.extend_from_slice(&dst);
+        let sum: u32 = ip
+            .chunks(2)
+            .map(|w| u32::from(u16::from_be_bytes([w[0], w[1]])))
+            .sum();
+        let sum = (sum & 0xffff) + (sum >> 16);
+        let sum = !((sum & 0xffff) + (sum >> 16)) as u16;
+        ip[10..12].copy_from_slice(&sum.to_be_bytes());
+        ip.extend_from_slice(&sctp);
+        ip
+    }
+    fn chunk(kind: u8, flags: u8, body: &[u8]) -> Vec<u8> {
+        let mut c = vec![kind, flags];
+        c.extend_from_slice(&(4 + body.len() as u16).to_be_bytes());
+        c.extend_from_slice(body);
+        c
+    }
+    let init = |tag: u32, tsn: u32, addresses: [[u8; 4]; 2], cookie: bool| {
+        let mut body = Vec::new();
+        for v in [tag, 65_536] {
+            body.extend_from_slice(&v.to_be_bytes());
+        }
+        body.extend_from_slice(&[0, 1, 0, 1]);
+        body.extend_from_slice(&tsn.to_be_bytes());
+        for a in addresses {
+            // IPv4 Address parameter (RFC 9260 §3.3.2.1).
+            body.extend_from_slice(&[0, 5, 0, 8]);
+            body.extend_from_slice(&a);
+        }
+        if cookie {
+            // State Cookie parameter (RFC 9260 §3.3.3.1).
+            body.extend_from_slice(&[0, 7, 0, 12]);
+            body.extend_from_slice(b"cookie00");
+        }
+        chunk(if cookie { 2 } else { 1 }, 0, &body)
+    };
+    let data = |tsn: u32, ssn: u16| {
+        let mut body = tsn.to_be_bytes().to_vec();
+        body.extend_from_slice(&[0, 0]);
+        body.extend_from_slice(&ssn.to_be_bytes());
+        body.extend_from_slice(&[0; 4]);
+        body.extend_from_slice(&[b'x'; 100]);
+        chunk(0, 3, &body)
+    };
+    let sack = |cumulative: u32| {
+        let mut body = cumulative.to_be_bytes().to_vec();
+        body.extend_from_slice(&65_536u32.to_be_bytes());
+        body.extend_from_slice(&[0; 4]);
+        chunk(3, 0, &body)
+    };
+    let a = [[10, 0, 0, 1], [10, 0, 1, 1]];
+    let b = [[10, 0, 0, 2], [10, 0, 1, 2]];
+    let (ab, ba) = ((5000, 6000), (6000, 5000));
+    let (tag_a, tag_b) = (0x1111_1111, 0x2222_2222);
+    let mut packets = vec![
+        packet(a[0], b[0], ab, 0, &init(tag_a, 1000, a, false)),
+        packet(b[0], a[0], ba, tag_a, &init(tag_b, 5000, b, true)),
+        packet(a[0], b[0], ab, tag_b, &chunk(10, 0, b"cookie00")),
+        packet(b[0], a[0], ba, tag_a, &chunk(11, 0, &[])),
+        packet(b[0], a[0], ba, tag_a, &data(5000, 0)),
+        packet(b[1], a[1], ba, tag_a, &data(5001, 1)),
+    ];
+    for k in 0..=switches {
+        let p = (k % 2) as usize;
+        packets.push(packet(a[p], b[p], ab, tag_b, &data(1000 + k, k as u16)));
+        packets.push(packet(b[p], a[p], ba, tag_a, &sack(1000 + k)));
+    }
+    let frames: Vec<(i64, Vec<u8>)> = packets
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| (1_735_689_600_000_000_000 + i as i64 * 1_000_000, p))
+        .collect();
+    // LINKTYPE_IPV4.
+    common::write_frames(path, 228, true, false, &frames);
+    frames
+}
+
+/// A switch that never settles (its SACKs not captured) holds back none
+/// after it: each later switch frame shows its total handover latency (2
+/// ms: its DATA 2 ms after the one before) as soon as its SACK is fed,
+/// the first none, and all as the analyzer reports them. (Its settling
+/// was once found by walking every switch after the first at each SACK.)
+#[test]
+fn a_switch_that_never_settles_holds_back_none_after_it() {
+    let dir = common::tempdir("ffi-unsettled");
+    let path = dir.join("unsettled.pcap");
+    let switches = 300;
+    let frames = write_unsettled_switch(&path, switches);
+    let handovers = analyze_file(&path, &AnalysisOptions::default())
+        .expect("analysable")
+        .handovers;
+    assert_eq!(handovers.len(), switches as usize + 1);
+    let total = |items: &[String]| -> Option<String> {
+        let key = format!("{COMPONENT_PREFIX}total_handover_latency=");
+        items
+            .iter()
+            .find_map(|i| i.strip_prefix(&key).map(str::to_string))
+    };
+    let mut a = Analysis::incremental();
+    for (i, (ts, data)) in frames.iter().enumerate() {
+        let number = i as u64 + 1;
+        a.feed(number, Timestamp(*ts), 228, 0, data.len() as u32, data);
+        // A SACK of A's DATA: frames 8, 10, ...; the switches 9, 11, ...
+        if number >= 10 && number % 2 == 0 {
+            let shown = total(&a.describe(number - 1, false));
+            assert_eq!(shown.as_deref(), Some("2"), "frame {}", number - 1);
+        }
+    }
+    assert_eq!(total(&a.describe(6, true)), None);
+    let mut pre = Analysis::prescan(&path).expect("readable");
+    for h in &handovers {
+        let want = h.total_handover_latency.ms.map(|ms| ms.to_string());
+        assert_eq!(total(&a.describe(h.switch_frame, true)), want);
+        assert_eq!(total(&pre.describe(h.switch_frame, true)), want);
+    }
+    assert_eq!(handovers[0].switch_frame, 6);
+    assert_eq!(handovers[0].total_handover_latency.ms, None);
+    assert_eq!(handovers[1].total_handover_latency.ms, Some(2.0));
+}
+
 /// The ASCONF items are the analyzer's events, not derived again: every
 /// ASCONF carries its retransmission flag, transmission number and first
 /// frame, with the retransmission note on copies sent again; an
