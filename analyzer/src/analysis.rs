@@ -644,8 +644,9 @@ trait Downstream: EventSink {
     fn retired(&mut self, association: Association, why: Retired);
 }
 
-/// A caller's event sink; finished associations are dropped.
-struct EventsOnly<'a>(&'a mut dyn EventSink);
+/// A caller's event sink; finished associations go to the list when there
+/// is one, else are dropped.
+struct EventsOnly<'a>(&'a mut dyn EventSink, Option<&'a mut Vec<Association>>);
 
 impl EventSink for EventsOnly<'_> {
     fn emit(&mut self, event: Event) {
@@ -657,7 +658,11 @@ impl EventSink for EventsOnly<'_> {
 }
 
 impl Downstream for EventsOnly<'_> {
-    fn retired(&mut self, _: Association, _: Retired) {}
+    fn retired(&mut self, association: Association, _: Retired) {
+        if let Some(list) = self.1.as_mut() {
+            list.push(association);
+        }
+    }
 }
 
 /// The handover engine, handing each finished association to a sink.
@@ -838,7 +843,26 @@ impl FrameAnalyzer {
 
     /// Analyses the next frame; its events and observations go to `sink`.
     pub fn frame(&mut self, frame: &capture::Frame<'_>, sink: &mut dyn EventSink) -> FrameOutcome {
-        self.pipeline.frame(frame, &mut EventsOnly(sink))
+        self.pipeline.frame(frame, &mut EventsOnly(sink, None))
+    }
+
+    /// [`FrameAnalyzer::frame`], adding to `retired` the associations that
+    /// left the tracker before the frame (ended or idle), as they were at
+    /// their end: what a caller keeps per association can go with them.
+    pub fn frame_retiring(
+        &mut self,
+        frame: &capture::Frame<'_>,
+        sink: &mut dyn EventSink,
+        retired: &mut Vec<Association>,
+    ) -> FrameOutcome {
+        self.pipeline
+            .frame(frame, &mut EventsOnly(sink, Some(retired)))
+    }
+
+    /// The end of the capture: every association still in the tracker
+    /// leaves it, in id order, as at the end of a file analysis.
+    pub fn finish(&mut self) -> Vec<Association> {
+        self.pipeline.tracker.retire_all().collect()
     }
 
     /// How the frames so far were classified.
@@ -864,7 +888,7 @@ pub fn analyze_file_with(
 ) -> Result<FileReport, CaptureError> {
     let mut reader = capture::open(path)?;
     let mut pipeline = Pipeline::new(options);
-    let mut events = EventsOnly(sink);
+    let mut events = EventsOnly(sink, None);
     let outcome = reader.for_each_frame(|frame| {
         pipeline.frame(&frame, &mut events);
     })?;

@@ -543,6 +543,17 @@ impl Association {
         outstanding as u64 + self.unanswered_asconfs_forgotten
     }
 
+    /// The frames of the unanswered requests still outstanding (each
+    /// request's last transmission, the one an answer would match): those
+    /// [`Association::unanswered_asconfs`] counts but the ones forgotten
+    /// beyond the cap, whose frames are not kept.
+    pub fn unanswered_asconf_frames(&self) -> impl Iterator<Item = u64> + '_ {
+        self.pending_asconfs
+            .iter()
+            .filter(|p| !p.answered)
+            .map(|p| p.frame)
+    }
+
     /// The two endpoints' ports, endpoint 0's first.
     pub fn ports(&self) -> [u16; 2] {
         [self.endpoints[0].port, self.endpoints[1].port]
