@@ -40,6 +40,7 @@ use sctp_handover::capture::{self, link_type};
 use sctp_handover::events::{AsconfOutcome, AssocId, Event, EventKind, EventSink, Observation};
 use sctp_handover::handover::{Handover, HandoverEngine, SwitchClass, COMPONENTS};
 use sctp_handover::time::{Nanos, Timestamp};
+use sctp_handover::track::assoc::Association;
 use sctp_handover::track::path::{PathStatus, Thresholds};
 use sctp_handover::wire::sctp_param::AsconfOp;
 use std::ffi::{c_char, CStr, CString};
@@ -136,6 +137,10 @@ struct Frame {
     /// path state entered here.
     state: Vec<(Field, Value)>,
     expert: Vec<(Expert, String)>,
+    /// Requests sent last here that the tracker counted unanswered when
+    /// their association left it (an alive association's are asked of the
+    /// tracker when the frame is shown).
+    unanswered: u32,
 }
 
 /// What a frame without annotations reads as.
@@ -148,6 +153,7 @@ static NO_ANNOTATIONS: Frame = Frame {
     info: Vec::new(),
     state: Vec::new(),
     expert: Vec::new(),
+    unanswered: 0,
 };
 
 impl Frame {
@@ -170,11 +176,6 @@ impl Frame {
     }
 }
 
-/// Frames between two looks at whether the associations with unsettled
-/// switches have left the tracker (rarely: their handovers settle on
-/// their SACKs; this catches an association that ended first).
-const RETIRE_CHECK_FRAMES: u32 = 1024;
-
 /// Collects per-frame annotations while the analyzer streams.
 struct Builder {
     engine: HandoverEngine,
@@ -187,8 +188,6 @@ struct Builder {
     frames: HashMap<u64, Frame>,
     handshake: HashMap<u32, HashSet<IpAddr>>,
     confirmed: HashMap<u32, HashSet<IpAddr>>,
-    /// ASCONFs not yet acknowledged: (association, sender, serial) → frame.
-    open_asconfs: HashMap<(u32, usize, u32), u64>,
     /// Every association and path (both numbered densely in creation
     /// order; the path-state texts name the paths' addresses), and what
     /// the Statistics text lists of them.
@@ -208,8 +207,6 @@ struct Builder {
     /// Of those, the ones a SACK or a switch in the frame under analysis
     /// may have settled.
     touched: Vec<AssocId>,
-    /// Frames since `unsettled` was last checked against the tracker.
-    since_retire_check: u32,
 }
 
 fn addr(a: IpAddr) -> String {
@@ -226,13 +223,17 @@ fn path_state_text(label: &str, kind: &EventKind, t: Thresholds, was: PathStatus
             t.pf_retrans.unwrap_or_default()
         ),
         EventKind::PathInactive { error_count, .. } => format!(
-            "{label} inactive: error count {error_count} exceeds Path.Max.Retrans {}",
+            "{label} {}: error count {error_count} exceeds Path.Max.Retrans {}",
+            PathStatus::Inactive.as_str(),
             t.path_max_retrans
         ),
         EventKind::PathActive { .. } => format!(
-            "{label} active again (was {})",
+            "{label} {} again (was {})",
+            PathStatus::Active.as_str(),
             match was {
-                PathStatus::Inactive => "inactive",
+                PathStatus::Inactive => was.as_str(),
+                // Prose, as the Lua tier words it (the output name has an
+                // underscore).
                 _ => "potentially failed",
             }
         ),
@@ -376,20 +377,34 @@ impl Builder {
         self.settled(id, handovers);
     }
 
-    /// Association `id` is over: its handovers, as the analyzer's pipeline
-    /// hands them on when the tracker retires it (or at the end of the
-    /// file).
-    fn retire(&mut self, id: AssocId) {
+    /// Association `a` left the tracker (ended or idle, or the end of the
+    /// file): its handovers, as the analyzer's pipeline hands them on then,
+    /// and the requests the tracker counted unanswered, on their frames.
+    /// What was kept for it to annotate later frames goes: memory stays
+    /// bounded by the associations alive (the per-frame answers, kept for
+    /// Wireshark's re-dissection, are sized by the file).
+    fn left(&mut self, a: &Association) {
+        let id = a.id;
         let (_, handovers) = self.engine.retire(id);
         self.settled(id, handovers);
         self.unsettled.remove(&id);
+        self.handshake.remove(&id);
+        self.confirmed.remove(&id);
+        for path in 0..a.paths.len() {
+            if let Ok(path) = u16::try_from(path) {
+                self.failed.remove(&(id, path));
+            }
+        }
+        for frame in a.unanswered_asconf_frames() {
+            self.frame(frame).unanswered += 1;
+        }
     }
 
     /// After each frame: takes the handovers settled by it, so that each
     /// switch frame shows the components the analyzer reports (a total
     /// handover latency is known only once the TSNs around the gap are
     /// acknowledged), as the analyzer's pipeline takes them.
-    fn settle(&mut self, analyzer: &FrameAnalyzer) {
+    fn settle(&mut self) {
         if let Some(id) = self.engine.part_due() {
             self.take_settled(id);
         }
@@ -402,30 +417,6 @@ impl Builder {
             }
         }
         self.touched = touched;
-        self.since_retire_check += 1;
-        if self.since_retire_check >= RETIRE_CHECK_FRAMES && !self.unsettled.is_empty() {
-            self.since_retire_check = 0;
-            let mut gone: Vec<AssocId> = self
-                .unsettled
-                .keys()
-                .copied()
-                .filter(|&id| analyzer.association(id).is_none())
-                .collect();
-            gone.sort_unstable();
-            for id in gone {
-                self.retire(id);
-            }
-        }
-    }
-
-    /// The end of a pre-scanned file: every association still open is
-    /// over, as at the end of the analyzer's file.
-    fn finish(&mut self) {
-        let mut open: Vec<AssocId> = self.unsettled.keys().copied().collect();
-        open.sort_unstable();
-        for id in open {
-            self.retire(id);
-        }
     }
 }
 
@@ -492,10 +483,6 @@ impl EventSink for Builder {
                         retransmission_note(*transmission, *serial, *first_frame),
                     ));
                 }
-                // The request an ASCONF-ACK answers (and the one warned
-                // about when none does): the serial's last transmission.
-                self.open_asconfs
-                    .insert((event.association, *sender, *serial), f);
                 self.summary.asconf(
                     event.association,
                     f,
@@ -555,7 +542,6 @@ impl EventSink for Builder {
                             ));
                         }
                     }
-                    self.open_asconfs.retain(|_, v| *v != *req);
                     self.summary.asconf_ack(event.association, *serial, *req, f);
                     let ack = f;
                     let reqf = self.frame(*req);
@@ -733,14 +719,12 @@ impl Builder {
             frames: HashMap::default(),
             handshake: HashMap::default(),
             confirmed: HashMap::default(),
-            open_asconfs: HashMap::default(),
             summary: Summary::default(),
             new_associations: Vec::new(),
             failed: HashMap::default(),
             thresholds: options.track.thresholds(),
             unsettled: HashMap::default(),
             touched: Vec::new(),
-            since_retire_check: 0,
         }
     }
 
@@ -869,6 +853,8 @@ pub const LINK_TYPES: [u32; 10] = [
 pub struct Analysis {
     analyzer: FrameAnalyzer,
     builder: Builder,
+    /// Associations that left the tracker at the frame under analysis.
+    retired: Vec<Association>,
     /// The options it was made with (a restart keeps them).
     options: AnalysisOptions,
     /// The file pre-scanned and its frames (`None`: incremental).
@@ -905,6 +891,7 @@ impl Analysis {
         Analysis {
             analyzer: FrameAnalyzer::new(options),
             builder: Builder::new(options),
+            retired: Vec::new(),
             options: options.clone(),
             prescan: None,
             last_fed: 0,
@@ -942,7 +929,10 @@ impl Analysis {
                 a.step(&f);
             })
             .ok()?;
-        a.builder.finish();
+        // The end of the file: every association still alive is over.
+        for assoc in a.analyzer.finish() {
+            a.builder.left(&assoc);
+        }
         a.last_fed = 0;
         a.prescan = Some((path.to_owned(), fingerprints));
         Some(a)
@@ -956,9 +946,14 @@ impl Analysis {
     fn step(&mut self, f: &capture::Frame<'_>) {
         self.last_fed = f.number;
         self.last_time = f.timestamp;
-        let outcome = self.analyzer.frame(f, &mut self.builder);
+        let outcome = self
+            .analyzer
+            .frame_retiring(f, &mut self.builder, &mut self.retired);
+        for a in self.retired.drain(..) {
+            self.builder.left(&a);
+        }
         self.builder.outcome(f.number, outcome);
-        self.builder.settle(&self.analyzer);
+        self.builder.settle();
         for id in self.builder.new_associations.drain(..) {
             let ports = self
                 .analyzer
@@ -1167,12 +1162,17 @@ impl Analysis {
             let at = field(*which);
             self.items.push(value_item(at, value));
         }
+        // The tracker's unanswered requests sent last in this frame: those
+        // of an association that left it, and those of one still alive.
         let unanswered = if complete && !f.asconf.is_empty() {
-            self.builder
-                .open_asconfs
-                .values()
-                .filter(|v| **v == frame)
-                .count()
+            let alive = base
+                .and_then(|b| self.analyzer.association(b.association))
+                .map_or(0, |a| {
+                    a.unanswered_asconf_frames()
+                        .filter(|&sent| sent == frame)
+                        .count()
+                });
+            f.unanswered as usize + alive
         } else {
             0
         };
@@ -1228,6 +1228,13 @@ impl Analysis {
         v.sort_unstable();
         v.dedup();
         v
+    }
+
+    /// Associations whose handover state the engine still holds: those
+    /// still in the tracker, not every one the capture had (for tests and
+    /// measurements).
+    pub fn associations_alive(&self) -> usize {
+        self.builder.engine.alive()
     }
 
     /// How the frames so far were classified.

@@ -427,6 +427,125 @@ fn an_unanswered_serial_is_warned_about_on_its_last_transmission() {
     assert_eq!(warned, renumbered[5..].to_vec());
 }
 
+/// The unanswered-ASCONF warnings are the tracker's
+/// (`Association::unanswered_asconfs`), pre-scanned or fed frame by frame:
+/// on every sample with all its ASCONF-ACKs cut out, and with only the
+/// answers to copies of an already answered serial cut out — honda-nodad's
+/// ADD-IP, answered, then sent five times more: no warning, the request was
+/// answered (a copy after the answer was warned about before).
+#[test]
+fn the_unanswered_asconf_warnings_are_the_trackers() {
+    let dir = common::tempdir("ffi-unanswered-tracker");
+    let mut totals = Vec::new();
+    for src in common::all_samples() {
+        let events = analyze_file(&src, &AnalysisOptions::default())
+            .expect("analysable")
+            .events;
+        let acks = |repeated_only: bool| -> Vec<u64> {
+            events
+                .iter()
+                .filter(|e| match e.kind {
+                    EventKind::AsconfAck { repeated, .. } => repeated || !repeated_only,
+                    _ => false,
+                })
+                .map(|e| e.frame)
+                .collect()
+        };
+        for (cut, drop) in [("all", acks(false)), ("repeated", acks(true))] {
+            if drop.is_empty() {
+                continue;
+            }
+            let name = format!(
+                "{}-{}-{cut}",
+                src.parent()
+                    .and_then(Path::file_name)
+                    .map_or_else(|| "capture".into(), |n| n.to_string_lossy().into_owned()),
+                src.file_stem()
+                    .map_or_else(|| "side".into(), |n| n.to_string_lossy().into_owned())
+            );
+            let path = dir.join(format!("{name}.pcap"));
+            common::write_without(&path, &src, &drop);
+            let tracker: u64 = analyze_file(&path, &AnalysisOptions::default())
+                .expect("analysable")
+                .associations
+                .iter()
+                .map(|a| a.unanswered_asconfs())
+                .sum();
+            let frames = read_frames(&path);
+            let n = frames.len() as u64;
+            let warned = |a: &mut Analysis| -> u64 {
+                (1..=n)
+                    .map(|f| {
+                        a.describe(f, true)
+                            .iter()
+                            .filter(|i| i.starts_with("sctpho.expert.no_ack:"))
+                            .count() as u64
+                    })
+                    .sum()
+            };
+            let mut pre = Analysis::prescan(&path).expect("readable");
+            assert_eq!(warned(&mut pre), tracker, "{name}: pre-scanned");
+            let mut inc = Analysis::incremental();
+            feed_all(&mut inc, &frames);
+            assert_eq!(warned(&mut inc), tracker, "{name}: frame by frame");
+            totals.push((name, tracker));
+        }
+    }
+    let total = |name: &str| totals.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
+    // Checked by hand: honda-nodad's one ADD-IP serial, all answers cut:
+    // one unanswered request; only the five repeated answers cut: none.
+    assert_eq!(total("honda-nodad-cn-all"), Some(1));
+    assert_eq!(total("honda-nodad-cn-repeated"), Some(0));
+    assert!(totals.len() > 10, "{totals:?}");
+}
+
+/// An association that left the tracker (here idle: 400 s without a
+/// packet) leaves the engine too, and its frames keep their items, the
+/// unanswered-ASCONF warning included (honda-nodad without its
+/// ASCONF-ACKs: one).
+#[test]
+fn an_association_that_left_the_tracker_leaves_the_engine_and_keeps_its_items() {
+    let dir = common::tempdir("ffi-left");
+    let src = common::sample("honda-nodad", "cn");
+    let acks: Vec<u64> = analyze_file(&src, &AnalysisOptions::default())
+        .expect("analysable")
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::AsconfAck { .. }))
+        .map(|e| e.frame)
+        .collect();
+    let path = dir.join("no-ack.pcap");
+    common::write_without(&path, &src, &acks);
+    let frames = read_frames(&path);
+    let n = frames.len() as u64;
+    let mut a = Analysis::incremental();
+    feed_all(&mut a, &frames);
+    let items = all_items(&mut a, n, true);
+    let warnings = |items: &[(u64, Vec<String>)]| {
+        items
+            .iter()
+            .flat_map(|(_, d)| d)
+            .filter(|i| i.starts_with("sctpho.expert.no_ack:"))
+            .count()
+    };
+    assert_eq!(warnings(&items), 1);
+    assert_eq!(a.associations_alive(), 1);
+    // A frame 400 s after the last, its link-layer header only (no
+    // packet): the association leaves the tracker before it.
+    let last = frames.last().expect("frames");
+    let header = &last.data[..20];
+    a.feed(
+        n + 1,
+        Timestamp(last.ts_ns + 400_000_000_000),
+        last.link_type,
+        0,
+        header.len() as u32,
+        header,
+    );
+    assert_eq!(a.associations_alive(), 0);
+    assert_eq!(all_items(&mut a, n, true), items);
+}
+
 #[test]
 fn frames_of_another_file_are_analysed_frame_by_frame() {
     let scanned = common::sample("bokor-failover", "mn");
