@@ -29,7 +29,15 @@ fn unittest(class: &str) {
 
 /// One test class of a module of python/tests, from the repository root.
 fn unittest_of(module: &str, class: &str) {
-    let out = Command::new(venv_python())
+    // The class's temporary files, those of the processes it kills too
+    // (their cleanup never runs), go with this directory; not Ray's, whose
+    // socket paths (at most 107 bytes) are made under TMPDIR.
+    let tmp = common::tempdir(&format!("python-{class}"));
+    let mut command = Command::new(venv_python());
+    if class != "Ray" {
+        command.env("TMPDIR", &*tmp);
+    }
+    let out = command
         .args(["-m", "unittest", "-v", &format!("{module}.{class}")])
         .env("PYTHONPATH", common::repo_root().join("python/tests"))
         .env("SCTPHO_BIN", env!("CARGO_BIN_EXE_sctp-handover"))
