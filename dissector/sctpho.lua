@@ -1,8 +1,9 @@
 -- SCTP Handover: a Wireshark / tshark (4.0+) post-dissector that annotates
 -- ASCONF / ASCONF-ACK pairs, heartbeat pairs with per-path RTT, path
--- identity, data path switches and their interrupt, retransmissions and
--- duplicates, and the inferred path state (potentially failed, inactive,
--- active, error counter cleared, spurious T3 expiry). The logic lives in
+-- identity, data path switches with their interrupt and latency
+-- components, retransmissions and duplicates, and the inferred path state
+-- (potentially failed, inactive, active, error counter cleared, spurious
+-- T3 expiry). The logic lives in
 -- the pure-Lua core (sctpho_core.lua, sctpho_wire.lua) and the field table
 -- generated from the analyzer's descriptors (sctpho_fields.lua); this file
 -- is the thin Wireshark binding.
@@ -46,9 +47,14 @@ local function protofield(d)
 end
 
 local F, list = {}, {}
+-- The latency components' fields, in the descriptors' order: {key, the
+-- component's name}.
+local COMPONENT_FIELDS = {}
 for _, d in ipairs(DESCRIPTORS.fields) do
   F[d.key] = protofield(d)
   list[#list + 1] = F[d.key]
+  local component = d.abbrev:match("^sctpho%.component%.(.+)$")
+  if component then COMPONENT_FIELDS[#COMPONENT_FIELDS + 1] = { d.key, component } end
 end
 proto.fields = list
 
@@ -361,10 +367,15 @@ local function annotate(v, a, pinfo, tree, unanswered, w)
       if s.interrupt and w.switch_interrupt then add(t, F.switch_interrupt, s.interrupt) end
       if s.last_old and w.switch_last_old_frame then add(t, F.switch_last_old_frame, s.last_old) end
       if s.first_new and w.switch_first_new_frame then add(t, F.switch_first_new_frame, s.first_new) end
-      -- Of the latency components (sctpho.component.*) the Lua core
-      -- computes only the data interrupt; the C tier fills them all
-      -- (dissector/README.md).
-      if s.interrupt and w.component_data_interrupt then add(t, F.component_data_interrupt, s.interrupt) end
+      -- The latency components the Lua core has for the switch: all but
+      -- those anchored on --events, the total handover latency and the
+      -- transport-layer latency once the TSNs around the gap are
+      -- acknowledged (dissector/README.md).
+      local values = s.components
+      for _, c in ipairs(COMPONENT_FIELDS) do
+        local v = values[c[2]]
+        if v and w[c[1]] then add(t, F[c[1]], v) end
+      end
       pinfo.cols.info:append(string.format(" [%s path switch %d->%d]", s.kind, s.from_path, s.to_path))
     end
     for _, state in ipairs(a.path_states or NO_RESULTS) do

@@ -26,6 +26,8 @@ local TWO32, TWO31 = 4294967296, 2147483648
 local function sgt(a, b) local d = (a - b) % TWO32; return d ~= 0 and d < TWO31 end
 local function sle(a, b) return not sgt(a, b) end
 local function plus(a, k) return (a + k) % TWO32 end
+-- (Defined with the DATA handling below.)
+local note_skip, note_retransmission
 
 -- Milliseconds between two (sec, nsec) stamps, exact for µs captures.
 local function ms(s0, n0, s1, n1)
@@ -154,6 +156,30 @@ local function new_direction()
     -- path charged, frame of its expiry} (nil until the first), for
     -- spurious expiries (docs/metrics.md, "Spurious timeouts").
     sent = {}, copies = {}, timeouts = nil,
+    -- For the latency components (docs/metrics.md, "Handover latency
+    -- components"), kept where they cost nothing per packet: new_t, when
+    -- the latest new DATA was sent (ns); first_sent[tsn], a TSN's first
+    -- transmission as new DATA (ns; false: first seen below the highest),
+    -- noted at its first retransmission; expiries: the T3 expiries in
+    -- order {path charged, frame, t, first_t: first transmission of the
+    -- TSN that timed out}, the latest EXPIRY_HISTORY (the analyzer's
+    -- Direction::expiries).
+    new_t = nil, first_sent = {}, expiries = {},
+    -- The total handover latency (the analyzer's handover/latency.rs and
+    -- tsn_history.rs): first_tsn, the first new TSN (the start of the
+    -- analyzer's TSN history), and skips, the runs of TSNs new DATA
+    -- skipped over {first, last} (never seen as new DATA: not in that
+    -- history), the latest SKIPS; seg_first_tsn, the first new TSN of the
+    -- current segment, and seg_lowest, its lowest TSN retransmitted
+    -- unacknowledged; pending, the switches waiting for their total
+    -- latency {s, tsn, seg_first, lowest, network_ns}. A TSN's effective
+    -- transmission (the last before its first acknowledgement) is its
+    -- sent[tsn] until acknowledged cumulatively, or effx[tsn] when it was
+    -- sent again after a gap block acknowledged it; then cum_sent for the
+    -- cumulative ack, pinned[tsn] for those a switch may ask for (see
+    -- Core.pin).
+    first_tsn = nil, skips = {}, seg_first_tsn = nil, seg_lowest = nil, pending = {}, effx = {},
+    cum_sent = nil, pinned = {}, pin_open = false, effx_any = false,
     -- SFR-CACC as Linux runs it (the analyzer's track::tsn, Cacc):
     -- primary (address) once a SET-PRIMARY or a deleted primary set it;
     -- cacc[address] = {active, cycling, next, saw}; last_new_path: the
@@ -194,8 +220,11 @@ function Core:create(ports, frame)
     -- ep[e].conf[addr]: the address's confirmation (see confirmation());
     -- ep[e].rank[addr]: its place in the peer's list of destinations (see
     -- rank()); ep[e].deleted[addr]: the frame of its DELETE-IP's ACK.
-    ep = { [0] = { addrs = {}, conf = {}, rank = {}, ranked = 0 },
-      [1] = { addrs = {}, conf = {}, rank = {}, ranked = 0 } },
+    -- ep[e].sources[addr]: e's first packet from addr {frame, t} and its
+    -- last packet from another address before it (before_t); last_t: the
+    -- time of e's latest packet (see Core:packet).
+    ep = { [0] = { addrs = {}, conf = {}, rank = {}, ranked = 0, sources = {} },
+      [1] = { addrs = {}, conf = {}, rank = {}, ranked = 0, sources = {} } },
     paths = {}, path_index = {},
     dir = { [0] = new_direction(), [1] = new_direction() },
     -- pending_asconf["sender|serial"]: the request an ASCONF-ACK would
@@ -210,6 +239,11 @@ function Core:create(ports, frame)
     -- "Inferred path state"; the error counter is kept per path, see
     -- Core:path_error).
     pending_hb = {}, hb_out = {}, failed_paths = {},
+    -- heartbeats: the HEARTBEATs in order (the same records as pending_hb's,
+    -- with ack_t once answered), pruned at each switch as the analyzer
+    -- prunes its own (see prune_heartbeats), for the path confirmation and
+    -- the link availability recognition.
+    heartbeats = {},
     pending_asconf = {}, asconfs = {}, sent_asconf = {}, mobile = nil,
     handshake = {}, ended = false, first_frame = frame,
   }
@@ -412,15 +446,28 @@ function Core:packet(frame, sec, nsec, src, dst, s, i0, n)
   local by_dst = a.path_index[src]
   local p = by_dst and by_dst[dst] or self:path(a, sender, src, dst)
   p.last_frame = frame
-  self.views[frame] = view_of(a, p, sender)
-  local ctx = self.ctx
-  -- Times compared by the error counter are ns since the first packet's
-  -- second: exact as integers (or doubles, under 2^53 ns: 104 days).
+  -- Times compared by the error counter and the latency components are
+  -- ns since the first packet's second: exact as integers (or doubles,
+  -- under 2^53 ns: 104 days).
   local t0 = self.t0
   if not t0 then t0 = sec; self.t0 = sec end
+  local t = (sec - t0) * 1000000000 + nsec
+  local v = p.views[sender]
+  local ep = a.ep[sender]
+  if not v then
+    v = view_of(a, p, sender)
+    -- The sender's first packet on this path: maybe its first from src.
+    -- Every packet it sent before came from another address, so the last
+    -- of them is where the network-layer disconnection begins when src is
+    -- its new address (the analyzer's Sources::packet and debut).
+    if not ep.sources[src] then ep.sources[src] = { frame = frame, t = t, before_t = ep.last_t } end
+  end
+  ep.last_t = t
+  self.views[frame] = v
+  local ctx = self.ctx
   ctx.frame, ctx.sec, ctx.nsec, ctx.a, ctx.sender, ctx.path, ctx.src, ctx.dst, ctx.ann =
     frame, sec, nsec, a, sender, p.id, src, dst, self.ann[frame]
-  ctx.t = (sec - t0) * 1000000000 + nsec
+  ctx.t = t
   while i + 3 <= n do
     local t, _, l1, l2 = byte(s, i, i + 3)
     local len = l1 * 256 + l2
@@ -647,6 +694,10 @@ end
 -- TIMEOUT_COPIES): a duplicate report comes one round trip after the copy.
 local TIMEOUT_COPIES = 64
 
+-- T3 expiries remembered per direction for the failover components (the
+-- analyzer's EXPIRY_HISTORY).
+local EXPIRY_HISTORY = 256
+
 -- A timeout-driven copy of tsn charged to path `path`'s expiry at frame
 -- `expiry`: remembered when it is the TSN's first retransmission, and any
 -- earlier copy of the TSN forgotten (a duplicate report after three
@@ -730,7 +781,9 @@ function Core:chunk(ctx, c)
     -- is unanswered (no longer matched), an error of the path.
     local previous = a.hb_out[path]
     local k = ctx.sender .. "|" .. c.info
-    local hb = { frame = ctx.frame, sec = ctx.sec, nsec = ctx.nsec, path = path, key = k }
+    local hb = { frame = ctx.frame, sec = ctx.sec, nsec = ctx.nsec, t = ctx.t, path = path, key = k }
+    local listed = a.heartbeats
+    listed[#listed + 1] = hb
     local pending = a.pending_hb[k]
     if not pending then pending = {}; a.pending_hb[k] = pending end
     pending[#pending + 1] = hb
@@ -760,6 +813,9 @@ function Core:chunk(ctx, c)
       ann.hb_rtt = ms(hb.sec, hb.nsec, ctx.sec, ctx.nsec)
       ann.hb_path = hb.path
       self:annotation(hb.frame).hb_ack = ctx.frame
+      -- (The analyzer's handover engine answers only a HEARTBEAT it still
+      -- holds: see prune_heartbeats.)
+      if not hb.pruned then hb.ack_t = ctx.t end
       local probed = a.paths[hb.path + 1].dst
       local info = a.ep[ctx.sender].addrs[probed]
       if info and not info.confirmed then info.confirmed = ctx.frame end
@@ -822,7 +878,7 @@ function Core:asconf(ctx, c)
   else
     -- paths_before: the paths there were at its first transmission (see
     -- in_use_at_peer).
-    x = { serial = serial, sender = sender, frame = frame, sec = ctx.sec, nsec = ctx.nsec, requests = reqs,
+    x = { serial = serial, sender = sender, frame = frame, sec = ctx.sec, nsec = ctx.nsec, t = ctx.t, requests = reqs,
       transmissions = transmission, last_frame = frame, paths_before = #a.paths }
     table.insert(a.asconfs, x)
   end
@@ -1163,7 +1219,7 @@ function Core:asconf_ack(ctx, c)
   local req = a.pending_asconf[k]
   if not req then return end
   a.pending_asconf[k] = nil
-  req.exchange.ack_frame = ctx.frame
+  req.exchange.ack_frame, req.exchange.ack_t = ctx.frame, ctx.t
   -- A second answer to the serial (to a copy sent again after the first
   -- answer, which the requester did not get): its results took effect
   -- with the first and are not applied again.
@@ -1222,6 +1278,153 @@ function Core:asconf_ack(ctx, c)
   ann.asconf_results = results
 end
 
+-- The analyzer's TSN history (handover/tsn_history.rs) holds at most
+-- TSN_HISTORY TSNs below the highest, and starts afresh after a jump of
+-- that many; SKIPS: the runs of skipped TSNs remembered.
+local TSN_HISTORY, SKIPS = 65536, 64
+
+-- New DATA tsn after `highest`, not the next TSN: those between were never
+-- seen as new DATA.
+function note_skip(d, highest, tsn)
+  local skipped = (tsn - highest - 1) % TWO32
+  if skipped >= TSN_HISTORY then
+    d.first_tsn, d.skips = tsn, {}
+    return
+  end
+  local skips = d.skips
+  if #skips == SKIPS then table.remove(skips, 1) end
+  skips[#skips + 1] = { plus(highest, 1), plus(tsn, TWO32 - 1) }
+end
+
+-- A retransmission of tsn, not acknowledged: a candidate for L+1 (the
+-- lowest TSN lost in the switch) of the current segment and of the
+-- switches still waiting (the analyzer's Direction::note_retransmission).
+function note_retransmission(d, tsn)
+  local first = d.seg_first_tsn
+  if first ~= nil and sle(first, tsn) and (d.seg_lowest == nil or sgt(d.seg_lowest, tsn)) then
+    d.seg_lowest, d.pin_open = tsn, true
+  end
+  for _, p in ipairs(d.pending) do
+    if sgt(p.tsn, tsn) and sle(p.seg_first, tsn) and (p.lowest == nil or sgt(p.lowest, tsn)) then
+      p.lowest, d.pin_open = tsn, true
+    end
+  end
+end
+
+-- TSN t's effective transmission (ns), once it was seen as new DATA (and
+-- is still in the analyzer's history) and is acknowledged; nil otherwise.
+-- Also whether it was seen as new DATA at all.
+function Core.effective(d, t)
+  local first, highest = d.first_tsn, d.highest
+  if first == nil or sgt(first, t) or sgt(t, highest) or (highest - t) % TWO32 >= TSN_HISTORY then
+    return nil, false
+  end
+  for _, k in ipairs(d.skips) do
+    if sle(k[1], t) and sle(t, k[2]) then return nil, false end
+  end
+  local r = d.rec[t]
+  local acked = (d.cum ~= nil and sle(t, d.cum)) or (type(r) == "table" and r.gap)
+  if not acked then return nil, true end
+  local v = d.effx[t] or d.sent[t] or d.pinned[t]
+  if v == nil and t == d.cum then v = d.cum_sent end
+  return v, true
+end
+
+-- The total handover latency of each waiting switch whose TSNs around the
+-- sequence gap are acknowledged (the analyzer's resolve_pending): L+1 the
+-- lowest TSN lost in the switch, else the switch TSN; L the one before; the
+-- effective transmission of L+1 minus that of L, once the switch TSN is
+-- acknowledged too. The transport-layer latency follows from it and the
+-- network-layer disconnection. A switch whose L was never seen as new DATA
+-- has none.
+function Core.resolve_pending(d)
+  local pending = d.pending
+  local i = 1
+  while i <= #pending do
+    local p = pending[i]
+    local gap = p.lowest or p.tsn
+    local before = plus(gap, TWO32 - 1)
+    local l, in_history = Core.effective(d, before)
+    local l1 = Core.effective(d, gap)
+    local switch_acked = Core.effective(d, p.tsn) ~= nil
+    if l and l1 and switch_acked then
+      local c = p.s.components
+      c.total_handover_latency = (l1 - l) / 1000000
+      if p.network_ns then c.transport_latency = (l1 - l - p.network_ns) / 1000000 end
+      table.remove(pending, i)
+      Core.unpin(d)
+    elseif l == nil and switch_acked and not in_history then
+      table.remove(pending, i)
+      Core.unpin(d)
+    else
+      i = i + 1
+    end
+  end
+end
+
+-- The TSNs whose effective transmission a switch may ask for (besides the
+-- cumulative ack's, kept in cum_sent, and those not yet acknowledged):
+-- for the current segment its lowest lost TSN and the one before (L+1 and
+-- L of its switch to come), for each waiting switch its L, L+1 and switch
+-- TSN. A TSN that becomes an L+1 later is not acknowledged then (above the
+-- cumulative ack), its L at or above it: these are all (the analyzer's
+-- Direction::lowest_needed).
+local function pinned_tsns(d)
+  local list = {}
+  if d.seg_lowest then list[1], list[2] = plus(d.seg_lowest, TWO32 - 1), d.seg_lowest end
+  for _, p in ipairs(d.pending) do
+    local gap = p.lowest or p.tsn
+    list[#list + 1] = plus(gap, TWO32 - 1)
+    list[#list + 1] = gap
+    list[#list + 1] = p.tsn
+  end
+  return list
+end
+
+-- A SACK moves the cumulative ack from old_cum to cum: the pinned TSNs it
+-- acknowledges keep their effective transmission in `pinned` (sent[tsn]
+-- goes with the record; the old cumulative ack's was cum_sent).
+-- (Returns whether t is still to be acknowledged.)
+local function pin(d, t, old_cum, cum)
+  local pinned = d.pinned
+  if pinned[t] ~= nil then return false end
+  if t == old_cum then
+    pinned[t] = d.cum_sent
+  elseif (old_cum == nil or sgt(t, old_cum)) and sle(t, cum) then
+    pinned[t] = d.effx[t] or d.sent[t]
+  end
+  return sgt(t, cum)
+end
+
+-- pin_open: some pinned TSN is still to be acknowledged (set again when
+-- the pinned TSNs change: Core.unpin, note_retransmission); while it is
+-- not, a SACK does nothing here.
+function Core.pin(d, old_cum, cum)
+  local open = false
+  local lowest = d.seg_lowest
+  if lowest then
+    open = pin(d, plus(lowest, TWO32 - 1), old_cum, cum) or open
+    open = pin(d, lowest, old_cum, cum) or open
+  end
+  for _, p in ipairs(d.pending) do
+    local gap = p.lowest or p.tsn
+    open = pin(d, plus(gap, TWO32 - 1), old_cum, cum) or open
+    open = pin(d, gap, old_cum, cum) or open
+    open = pin(d, p.tsn, old_cum, cum) or open
+  end
+  d.pin_open = open
+end
+
+-- Forgets the pinned transmissions no switch asks for any more (after a
+-- switch, or when a waiting one got its total latency).
+function Core.unpin(d)
+  d.pin_open = true
+  if next(d.pinned) == nil then return end
+  local kept = {}
+  for _, t in ipairs(pinned_tsns(d)) do kept[t] = d.pinned[t] end
+  d.pinned = kept
+end
+
 -- DATA: new vs retransmitted, data path switches and their interrupt.
 function Core:data(ctx, tsn)
   local a, sender, path, frame, sec, nsec = ctx.a, ctx.sender, ctx.path, ctx.frame, ctx.sec, ctx.nsec
@@ -1247,7 +1450,12 @@ function Core:data(ctx, tsn)
   local in_segment = d.in_segment
   in_segment[path] = (in_segment[path] or 0) + 1
   if new then
-    if highest == nil then d.base, d.first_new_path = tsn, path end
+    if highest == nil then
+      d.base, d.first_new_path = tsn, path
+      d.first_tsn, d.seg_first_tsn = tsn, tsn
+    elseif (tsn - highest) % TWO32 ~= 1 then
+      note_skip(d, highest, tsn)
+    end
     d.highest = tsn
     d.last_new_path = path
     -- A TSN still remembered from a lap of the 2^32 ring ago (hostile or
@@ -1258,6 +1466,7 @@ function Core:data(ctx, tsn)
     elseif type(old) == "table" and old.gap then
       d.gap_n = d.gap_n - 1
     end
+    if old ~= nil then d.first_sent[tsn] = nil end
     if d.aside_n > 0 then aside_take(d, tsn) end
     d.rec[tsn] = path
     -- The scan may have run past the TSNs sent, to a SACK's highest TSN
@@ -1273,6 +1482,7 @@ function Core:data(ctx, tsn)
     elseif current ~= path then
       self:switch(ctx, d, current, path, tsn)
     end
+    d.new_t = ctx.t
     return
   end
   local ann = ann_of(self, ctx)
@@ -1288,11 +1498,19 @@ function Core:data(ctx, tsn)
   if acked then
     add_event(ann, "duplicate")
     add_expert(ann, "note", "duplicate: TSN " .. tsn .. " was already acknowledged")
+  else
+    note_retransmission(d, tsn)
   end
   if r ~= nil then
     local fast = r_miss >= 3
     local sent, copies = d.sent[tsn], (d.copies[tsn] or 1) + 1
     d.copies[tsn] = copies
+    -- Sent again after a gap block acknowledged it: its effective
+    -- transmission was the one before.
+    if r_gap and d.effx[tsn] == nil then d.effx[tsn], d.effx_any = sent, true end
+    -- Its first retransmission: the copy before was its first
+    -- transmission, unless it was first seen below the highest (false).
+    if copies == 2 and d.first_sent[tsn] == nil then d.first_sent[tsn] = sent end
     d.sent[tsn] = ctx.t
     -- A TSN is fast retransmitted once (RFC 9260 §7.2.4 step 3): its
     -- misses are no longer counted (fast_done); sent again, it has its
@@ -1326,6 +1544,11 @@ function Core:data(ctx, tsn)
       -- expiry itself costs nothing per TSN.
       if self:path_timeout(ctx, p, sent) then
         d.fr_exit = nil
+        -- A new expiry of p, with the first transmission of the TSN that
+        -- timed out (for the failover's start).
+        local expiries = d.expiries
+        if #expiries == EXPIRY_HISTORY then table.remove(expiries, 1) end
+        expiries[#expiries + 1] = { path = r_path, frame = ctx.frame, t = ctx.t, first_t = d.first_sent[tsn] or nil }
         if p.dst ~= nil then
           d.t3_epoch = d.t3_epoch + 1
           local log = d.t3_log[p.dst]
@@ -1347,6 +1570,7 @@ function Core:data(ctx, tsn)
       d.rec_n = d.rec_n + 1
       sent_now(d, tsn, path)
       d.sent[tsn] = ctx.t
+      d.first_sent[tsn] = false
       rescan_from(d, tsn)
     end
     forget_copy(d, tsn)
@@ -1456,7 +1680,18 @@ function Core:switch(ctx, d, old, new, tsn)
     last_old = L and L.frame, first_new = F and F.frame,
     interrupt = (L and F) and ms(L.sec, L.nsec, F.sec, F.nsec) or nil,
   }
+  local network_ns
+  s.components, network_ns = self:components(ctx, d, {
+    old = old, new = new, kind = kind, old_addr = old_addr, new_addr = new_addr, moved = moved,
+    since = since, interrupt = s.interrupt })
   table.insert(self.switches, s)
+  -- Its total latency waits for the TSNs around the sequence gap to be
+  -- acknowledged (Core.resolve_pending); a new segment starts.
+  local lowest = d.seg_lowest
+  d.pending[#d.pending + 1] = { s = s, tsn = tsn, seg_first = d.seg_first_tsn or tsn,
+    lowest = (lowest ~= nil and sgt(tsn, lowest)) and lowest or nil, network_ns = network_ns }
+  d.seg_first_tsn, d.seg_lowest = tsn, nil
+  Core.unpin(d)
   local ann = ann_of(self, ctx)
   add_event(ann, "path_switch")
   if kind == "failover" then add_event(ann, "failover") end
@@ -1468,6 +1703,147 @@ function Core:switch(ctx, d, old, new, tsn)
   d.current, d.seg_first_frame = new, ctx.frame
   d.first_in_segment = { [new] = { frame = ctx.frame, sec = ctx.sec, nsec = ctx.nsec } }
   d.in_segment = { [new] = 1 }
+  -- HEARTBEATs before every direction's current segment that no later
+  -- switch can use are forgotten, as the analyzer forgets them.
+  local begin
+  for e = 0, 1 do
+    local x = a.dir[e]
+    if x.current ~= nil and (begin == nil or x.seg_first_frame < begin) then begin = x.seg_first_frame end
+  end
+  if begin then Core.prune_heartbeats(a.heartbeats, begin) end
+end
+
+-- The latency components of a switch (docs/metrics.md, "Handover latency
+-- components"; the analyzer's handover/switch.rs, latency.rs, failover.rs,
+-- recognition.rs), each in ms by its name in the analyzer's descriptors
+-- (COMPONENTS), computed once, at the switch, from what the capture showed
+-- by then. Absent (nil) where the analyzer has none; the plugins take no
+-- --events, so the components anchored on one (ADDIP sent, link up → ...)
+-- are never there, in either tier. The total handover latency and the
+-- transport-layer latency are added later, once the TSNs around the
+-- sequence gap are acknowledged (Core.resolve_pending). w: old and new
+-- path, class, the mobile endpoint's old and new address and whether it
+-- moved, the frame the segment began, the data interrupt. Returns the
+-- components and the network-layer disconnection in ns.
+function Core:components(ctx, d, w)
+  local a, t0 = ctx.a, self.t0
+  local switch_t, switch_frame = ctx.t, ctx.frame
+  local function t_of(m) return m and ((m.sec - t0) * 1000000000 + m.nsec) end
+  local function between(from, to)
+    if from and to then return (to - from) / 1000000 end
+    return nil
+  end
+  local c = { data_interrupt = w.interrupt }
+  -- New-data gap: the last new DATA on the old path (every new DATA since
+  -- the segment began went there) → the switch frame.
+  c.new_data_gap = between(d.new_t, switch_t)
+  local mobile, sender = a.mobile, ctx.sender
+  -- Network-layer disconnection (no events): the mobile endpoint's last
+  -- packet from another address → its first from the new one.
+  local network_ns
+  if mobile ~= nil and w.moved and w.new_addr ~= nil then
+    local src = a.ep[mobile].sources[w.new_addr]
+    if src and src.before_t then
+      network_ns = src.t - src.before_t
+      c.network_disconnection = network_ns / 1000000
+    end
+  end
+  -- The ADD-IP and SET-PRIMARY for the new address the switch rests on.
+  local addip = Core.asconf_for(a.asconfs, w.since, switch_frame, "add_ip", w.new_addr)
+  local setprim = Core.asconf_for(a.asconfs, w.since, switch_frame, "set_primary", w.new_addr)
+  local addip_ack_t = addip and addip.ack_t
+  if setprim then c.setprim_sent = between(addip_ack_t, setprim.t) end
+  if mobile == sender then
+    c.sender_recovery = between(addip_ack_t, switch_t)
+  elseif setprim then
+    c.sender_recovery = between(setprim.t, switch_t)
+  end
+  c.path_confirmation = Core.path_confirmation(a.heartbeats, w.new, switch_frame)
+  local F = t_of(d.first_in_segment[w.new])
+  local old_first = d.first_in_segment[w.old]
+  -- Failover: the T3 expiries charged to the old path in its segment; the
+  -- failure starts at the first one's first unanswered transmission.
+  if old_first then
+    for _, e in ipairs(d.expiries) do
+      if e.path == w.old and e.frame >= old_first.frame then
+        local start = e.first_t
+        if start then
+          c.failover_detection = between(start, (F and F >= start) and F or switch_t)
+          c.failover_time = between(start, switch_t)
+        end
+        break
+      end
+    end
+  end
+  -- Link availability recognition of a return: the first HEARTBEAT on
+  -- the path since the old path's segment began → the first DATA on it.
+  if w.kind == "return" then
+    local since_t = t_of(old_first)
+    for _, h in ipairs(a.heartbeats) do
+      if h.path == w.new and (since_t == nil or h.t >= since_t) and h.frame <= switch_frame then
+        c.recognition_heartbeat_to_data = between(h.t, F or switch_t)
+        break
+      end
+    end
+  end
+  return c, network_ns
+end
+
+-- The latest exchange of `asconfs` since frame `since` carrying `op` for
+-- `address` that was acknowledged before the switch frame, else the latest
+-- sent (the analyzer's asconf_for in handover/switch.rs).
+function Core.asconf_for(asconfs, since, switch_frame, op, address)
+  if address == nil then return nil end
+  local latest, acked
+  for _, x in ipairs(asconfs) do
+    if x.frame >= since then
+      for _, r in ipairs(x.requests) do
+        if r.op == op and r.address == address then
+          latest = x
+          if x.ack_frame and x.ack_frame < switch_frame then acked = x end
+          break
+        end
+      end
+    end
+  end
+  return acked or latest
+end
+
+-- Path confirmation: the last HEARTBEAT on path `to` before the switch
+-- frame that was answered → its HEARTBEAT ACK (ms), or nil.
+function Core.path_confirmation(heartbeats, to, switch_frame)
+  for i = #heartbeats, 1, -1 do
+    local h = heartbeats[i]
+    if h.path == to and h.frame < switch_frame and h.ack_t then return (h.ack_t - h.t) / 1000000 end
+  end
+  return nil
+end
+
+-- Forgets the HEARTBEATs sent before frame `begin` (where every direction's
+-- current segment began) but, per path, the last sent (an answer may still
+-- match it) and the last answered (a path confirmation), as the analyzer's
+-- prune_heartbeats; an answer to one forgotten is not noted (pruned).
+function Core.prune_heartbeats(list, begin)
+  local before = 0
+  while before < #list and list[before + 1].frame < begin do before = before + 1 end
+  if before == 0 then return end
+  local keep, last_sent, last_answered = {}, {}, {}
+  for i = before, 1, -1 do
+    local h = list[i]
+    if not last_sent[h.path] then last_sent[h.path] = true; keep[i] = true end
+    if h.ack_t and not last_answered[h.path] then last_answered[h.path] = true; keep[i] = true end
+  end
+  local n = 0
+  for i = 1, #list do
+    local h = list[i]
+    if i > before or keep[i] then
+      n = n + 1
+      list[n] = h
+    else
+      h.pruned = true
+    end
+  end
+  for i = #list, n + 1, -1 do list[i] = nil end
 end
 
 -- A SACK (or SHUTDOWN: s nil, no gap blocks) from the receiver of
@@ -1477,7 +1853,7 @@ end
 -- paths they were last sent on (unless a gap block acknowledged them
 -- before) added to list / set.
 local function forget_acked(a, d, from, to, list, set)
-  local rec, sent, copies, dk = d.rec, d.sent, d.copies, d.dk
+  local rec, sent, copies, first_sent, dk = d.rec, d.sent, d.copies, d.first_sent, d.dk
   -- (Most TSNs were sent once, on the path of the one before.)
   local any_copies, previous = next(copies) ~= nil, nil
   local any_aside = d.aside_n > 0
@@ -1496,7 +1872,7 @@ local function forget_acked(a, d, from, to, list, set)
       d.rec_n = d.rec_n - 1
       if type(r) == "table" and r.gap then d.gap_n = d.gap_n - 1 end
       rec[t], sent[t] = nil, nil
-      if any_copies then copies[t] = nil end
+      if any_copies then copies[t] = nil; first_sent[t] = nil end
     end
   end
 end
@@ -1537,6 +1913,20 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
   for i = #list, 1, -1 do set[list[i]] = nil; list[i] = nil end
   local advances = dcum == nil or sgt(cum, dcum)
   if advances then
+    -- The transmissions of the TSNs acknowledged now go with their
+    -- records, but those a switch may ask for (its total latency): the
+    -- cumulative ack's (the L of the next switch) and the pinned ones.
+    if d.pin_open then Core.pin(d, dcum, cum) end
+    if d.effx_any then
+      local effx = d.effx
+      d.cum_sent = effx[cum] or d.sent[cum]
+      for t in pairs(effx) do
+        if sle(t, cum) then effx[t] = nil end
+      end
+      d.effx_any = next(effx) ~= nil
+    else
+      d.cum_sent = d.sent[cum]
+    end
     d.cum, dcum = cum, cum
     local base = d.base
     if base then
@@ -1560,7 +1950,7 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
             if lp and not set[lp] then set[lp] = true; list[#list + 1] = lp end
             d.rec_n = d.rec_n - 1
             if type(r) == "table" and r.gap then d.gap_n = d.gap_n - 1 end
-            rec[t], sent[t], copies[t] = nil, nil, nil
+            rec[t], sent[t], copies[t], d.first_sent[t] = nil, nil, nil, nil
           end
         elseif base + steps < TWO32 then
           forget_acked(a, d, base, base + steps, list, set)
@@ -1574,6 +1964,8 @@ function Core:sack(ctx, cum, s, gaps, ngaps, dups)
     end
   end
   self:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
+  -- Switches waiting for their total latency.
+  if #d.pending > 0 then Core.resolve_pending(d) end
   -- A TSN reported received twice whose last copy was a timeout's: its
   -- first transmission had arrived, so that expiry was spurious.
   if dups > 0 and s then self:spurious(ctx, d, s, gaps + 4 * ngaps, dups) end
@@ -1741,6 +2133,7 @@ function Core:gap_blocks(a, d, cum, dcum, advances, s, gaps, ngaps)
       if type(r) == "table" and r.gap and not covered(t) then
         r.gap = false
         d.gap_n = d.gap_n - 1
+        d.effx[t] = nil
         -- Marked by T3 expiries again from now on.
         r.ep = d.t3_epoch
         rescan_from(d, t)

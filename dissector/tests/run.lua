@@ -2,7 +2,7 @@
 --   cd dissector && lua5.2 tests/run.lua
 package.path = "./?.lua;" .. package.path
 local t = require("tests.harness")
-for _, name in ipairs({ "tests.test_wire", "tests.test_core", "tests.test_tsn" }) do
+for _, name in ipairs({ "tests.test_wire", "tests.test_core", "tests.test_tsn", "tests.test_components" }) do
   local ok, err = pcall(require, name)
   if not ok then
     t.failed = t.failed + 1
