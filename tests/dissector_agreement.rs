@@ -35,6 +35,7 @@ mod writer;
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions, FileAnalysis};
 use sctp_handover::events::{EventKind, PathId};
+use sctp_handover::handover::COMPONENTS;
 use sctp_handover::time::Nanos;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -103,22 +104,55 @@ impl Row<'_> {
     }
 }
 
-/// The Lua core (under plain lua5.2, as `make lua-test` runs it) over a
-/// capture: per (association, path) the frame of the path's first error.
-fn lua_failed_paths(capture: &Path) -> BTreeMap<(u32, PathId), u64> {
+/// The latency components the Lua tier fills on a switch frame
+/// (dissector/sctpho_core.lua, `Core:components` at the switch,
+/// `Core.resolve_pending` for the two known once the TSNs around the
+/// sequence gap are acknowledged): every one the plugins can have. The
+/// others (ADDIP sent and two of the link availability recognition's) need
+/// `--events`, which neither tier takes: the C tier never has them either.
+const LUA_COMPONENTS: [&str; 11] = [
+    "data_interrupt",
+    "new_data_gap",
+    "total_handover_latency",
+    "network_disconnection",
+    "transport_latency",
+    "setprim_sent",
+    "sender_recovery",
+    "path_confirmation",
+    "failover_detection",
+    "failover_time",
+    "recognition_heartbeat_to_data",
+];
+
+/// What the Lua core (under plain lua5.2, as `make lua-test` runs it)
+/// found in a capture: per (association, path) the frame of the path's
+/// first error, and per switch frame its latency components (name, ms).
+#[derive(Default)]
+struct LuaCore {
+    failed: BTreeMap<(u32, PathId), u64>,
+    components: BTreeMap<u64, BTreeMap<String, f64>>,
+}
+
+/// The Lua core over a capture ([`LuaCore`]).
+fn lua_failed_paths(capture: &Path) -> LuaCore {
     lua_failed_paths_of(capture).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// [`lua_failed_paths`], or why the Lua core could not read the capture. A
 /// gzip-compressed capture (which tshark and the analyzer read) is given
 /// to it decompressed.
-fn lua_failed_paths_of(capture: &Path) -> Result<BTreeMap<(u32, PathId), u64>, String> {
+fn lua_failed_paths_of(capture: &Path) -> Result<LuaCore, String> {
     let script = r#"
         package.path = arg[1] .. "/?.lua;" .. package.path
         local c = require("sctpho_core").new()
         assert(c:scan_file(arg[2]))
         for _, a in ipairs(c.assocs) do
-          for path, frame in pairs(a.failed_paths) do print(a.id, path, frame) end
+          for path, frame in pairs(a.failed_paths) do print("failed", a.id, path, frame) end
+        end
+        for _, s in ipairs(c.switches) do
+          for name, ms in pairs(s.components) do
+            print("component", s.frame, name, string.format("%.17g", ms))
+          end
         end
     "#;
     let mut input = capture.to_path_buf();
@@ -156,14 +190,24 @@ fn lua_failed_paths_of(capture: &Path) -> Result<BTreeMap<(u32, PathId), u64>, S
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
-    Ok(String::from_utf8(out.stdout)
-        .expect("utf-8")
-        .lines()
-        .map(|l| {
-            let v: Vec<u64> = l.split('\t').map(|x| x.parse().expect("number")).collect();
-            ((v[0] as u32, v[1] as PathId), v[2])
-        })
-        .collect())
+    let mut core = LuaCore::default();
+    for l in String::from_utf8(out.stdout).expect("utf-8").lines() {
+        let v: Vec<&str> = l.split('\t').collect();
+        let n = |i: usize| -> u64 { v[i].parse().expect("number") };
+        match v[0] {
+            "failed" => {
+                core.failed.insert((n(1) as u32, n(2) as PathId), n(3));
+            }
+            _ => {
+                let ms: f64 = v[3].parse().expect("ms");
+                core.components
+                    .entry(n(1))
+                    .or_default()
+                    .insert(v[2].to_string(), ms);
+            }
+        }
+    }
+    Ok(core)
 }
 
 /// A file removed when dropped.
@@ -379,6 +423,49 @@ fn switch_differences(rows: &[Row<'_>], a: &FileAnalysis) -> Vec<String> {
     d
 }
 
+/// Where the Lua core's latency components (per switch frame, name → ms)
+/// and the analyzer's differ, and how many values of each component
+/// agreed: on every handover, each of [`LUA_COMPONENTS`] is the
+/// analyzer's value (through its descriptor, to 1e-9 ms: both divide the
+/// same nanoseconds) or absent where the analyzer has none; no other
+/// component and no other frame has one.
+fn component_differences(
+    got: &BTreeMap<u64, BTreeMap<String, f64>>,
+    a: &FileAnalysis,
+) -> (Vec<String>, BTreeMap<&'static str, usize>) {
+    let (mut d, mut compared) = (Vec::new(), BTreeMap::new());
+    let none = BTreeMap::new();
+    for h in &a.handovers {
+        let values = got.get(&h.switch_frame).unwrap_or(&none);
+        for c in COMPONENTS {
+            let have = values.get(c.name).copied();
+            let want = if LUA_COMPONENTS.contains(&c.name) {
+                c.value(h)
+            } else {
+                None
+            };
+            match (have, want) {
+                (Some(x), Some(y)) if (x - y).abs() <= 1e-9 => {
+                    *compared.entry(c.name).or_default() += 1;
+                }
+                (None, None) => {}
+                _ => d.push(format!(
+                    "component {} of the switch in frame {}: Lua {have:?}, analyzer {want:?}",
+                    c.name, h.switch_frame
+                )),
+            }
+        }
+    }
+    for frame in got.keys() {
+        if !a.handovers.iter().any(|h| h.switch_frame == *frame) {
+            d.push(format!(
+                "components on frame {frame}, no switch of the analyzer's"
+            ));
+        }
+    }
+    (d, compared)
+}
+
 /// `what` differs between the plugin's `got` and the analyzer's `want`:
 /// what only one has (at most 10 items each), or that the order differs.
 fn list_difference<T: std::fmt::Debug + PartialEq>(
@@ -428,6 +515,8 @@ struct Agreement {
     switches: usize,
     /// Path-state events by name.
     state_events: BTreeMap<&'static str, usize>,
+    /// Latency components of the Lua core equal to the analyzer's, by name.
+    components: BTreeMap<&'static str, usize>,
     /// Where the plugin and the analyzer differ (none: they agree).
     differences: Vec<String>,
     /// Compared under the exceptions of [`compare_exceptions`]: how many
@@ -455,13 +544,15 @@ impl Agreement {
         };
         format!(
             "{name}: {} ASCONF pairs ({} resent, {} ACKs repeated), {} heartbeat pairs, \
-             {} switches, {events} path-state events {:?}{excused}{differences}",
+             {} switches, {events} path-state events {:?}, latency components {:?}\
+             {excused}{differences}",
             self.asconf_pairs,
             self.resent.0,
             self.resent.1,
             self.heartbeat_pairs,
             self.switches,
             self.state_events,
+            self.components,
         )
     }
 }
@@ -595,6 +686,9 @@ fn compare_exceptions(capture: &Path, original: &Agreement) -> Option<Agreement>
         for (k, n) in c.state_events {
             *r.state_events.entry(k).or_default() += n;
         }
+        for (k, n) in c.components {
+            *r.components.entry(k).or_default() += n;
+        }
     }
     Some(r)
 }
@@ -631,7 +725,7 @@ fn compare_with_analyzer(
     capture: &Path,
     rows: &[Row<'_>],
     with_experts: &str,
-    lua_failed: Result<BTreeMap<(u32, PathId), u64>, String>,
+    lua_failed: Result<LuaCore, String>,
 ) -> Agreement {
     let mut r = Agreement::default();
     let a = match analyze_file(capture, &AnalysisOptions::default()) {
@@ -750,10 +844,15 @@ fn compare_with_analyzer(
     // PFMR 0, a path's first error makes it potentially failed) are
     // the analyzer's, from the same frame.
     match lua_failed {
-        Ok(got) => {
-            let (got, want): (Vec<_>, Vec<_>) =
-                (got.into_iter().collect(), failed.into_iter().collect());
+        Ok(core) => {
+            let (got, want): (Vec<_>, Vec<_>) = (
+                core.failed.into_iter().collect(),
+                failed.into_iter().collect(),
+            );
             d.extend(list_difference("failed paths", &got, &want));
+            let (differences, compared) = component_differences(&core.components, &a);
+            d.extend(differences);
+            r.components = compared;
         }
         Err(e) => d.push(e),
     }
@@ -795,16 +894,20 @@ fn plugin_and_analyzer_agree_on_every_sample() {
     let mut resent = (0, 0);
     // Path-state events by name over the samples.
     let mut state_events: BTreeMap<&str, usize> = BTreeMap::new();
+    // Latency components equal to the analyzer's, by name.
+    let mut components: BTreeMap<&str, usize> = BTreeMap::new();
     for capture in common::all_samples() {
         let name = capture.display().to_string();
         let out = run_plugin(&capture, &[]);
         let names = common::plugin_fields();
         let rows = rows_of(&out, &names);
+        let core = lua_failed_paths(&capture);
+        assert_plugin_shows_the_cores_components(&capture, &core.components);
         let r = compare_with_analyzer(
             &capture,
             &rows,
             &fields_with_experts(Input::Named(&capture), &[]),
-            Ok(lua_failed_paths(&capture)),
+            Ok(core),
         );
         assert!(
             r.differences.is_empty(),
@@ -816,8 +919,34 @@ fn plugin_and_analyzer_agree_on_every_sample() {
         for (k, n) in r.state_events {
             *state_events.entry(k).or_default() += n;
         }
+        for (k, n) in r.components {
+            *components.entry(k).or_default() += n;
+        }
     }
     assert!(resent.0 > 0 && resent.1 > 0, "{resent:?}");
+    // Every component the Lua tier fills was compared on the samples, as
+    // many as the analyzer gives (2026-11-27, 30 switches: data interrupt
+    // and new-data gap 30, total handover latency 26, path confirmation 21,
+    // sender recovery 16, SETPRIM sent 14, network-layer disconnection 12,
+    // transport-layer latency 9, failover detection and time 9, HEARTBEAT →
+    // DATA 2).
+    println!("latency components compared on the samples: {components:?}");
+    for (name, least) in [
+        ("data_interrupt", 30),
+        ("new_data_gap", 30),
+        ("total_handover_latency", 26),
+        ("network_disconnection", 12),
+        ("transport_latency", 9),
+        ("setprim_sent", 14),
+        ("sender_recovery", 16),
+        ("path_confirmation", 21),
+        ("failover_detection", 9),
+        ("failover_time", 9),
+        ("recognition_heartbeat_to_data", 2),
+    ] {
+        let n = components.get(name).copied().unwrap_or(0);
+        assert!(n >= least, "{name}: {n} compared, {components:?}");
+    }
     // The samples have each kind: the comparison is not of empty lists only.
     for kind in [
         "path_potentially_failed",
@@ -829,6 +958,103 @@ fn plugin_and_analyzer_agree_on_every_sample() {
         assert!(state_events.contains_key(kind), "{kind}: {state_events:?}");
     }
 }
+
+/// The plugin's `sctpho.component.*` fields on `capture`'s switch frames
+/// (`tshark -T fields`, pre-scanned) are the Lua core's components (`core`,
+/// to the 15 digits tshark prints), and the same read frame by frame in
+/// two passes; from a pipe (one pass) the same but for [`LATE_COMPONENTS`].
+fn assert_plugin_shows_the_cores_components(
+    capture: &Path,
+    core: &BTreeMap<u64, BTreeMap<String, f64>>,
+) {
+    let mut args: Vec<String> = [
+        "-Y",
+        "sctpho.switch.kind",
+        "-T",
+        "fields",
+        "-e",
+        "frame.number",
+    ]
+    .map(String::from)
+    .to_vec();
+    for c in COMPONENTS {
+        args.extend(["-e".to_string(), format!("sctpho.component.{}", c.name)]);
+    }
+    let run = |input: Input<'_>, extra: &[&str]| -> String {
+        let mut all: Vec<&str> = extra.to_vec();
+        all.extend(args.iter().map(String::as_str));
+        let out = tshark_run(false, input, &all);
+        assert!(
+            out.status.success(),
+            "{}: {input:?} {extra:?}",
+            capture.display()
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let named = run(Input::Named(capture), &[]);
+    let mut frames = Vec::new();
+    for line in named.lines() {
+        let mut cols = line.split('\t');
+        let frame: u64 = cols.next().and_then(|f| f.parse().ok()).expect("frame");
+        frames.push(frame);
+        let none = BTreeMap::new();
+        let want = core.get(&frame).unwrap_or(&none);
+        for (c, col) in COMPONENTS.iter().zip(cols) {
+            let what = format!("{} frame {frame} {}", capture.display(), c.name);
+            match (col.parse::<f64>().ok(), want.get(c.name)) {
+                (Some(shown), Some(&v)) => {
+                    assert!(
+                        (shown - v).abs() <= v.abs() * 1e-14,
+                        "{what}: {shown} vs {v}"
+                    )
+                }
+                (None, None) => assert_eq!(col, "", "{what}"),
+                (shown, v) => panic!("{what}: shown {shown:?}, core {v:?}"),
+            }
+        }
+    }
+    let with_components: Vec<u64> = core.keys().copied().collect();
+    assert_eq!(
+        frames,
+        with_components,
+        "{}: switch frames",
+        capture.display()
+    );
+    let frame_by_frame = run(Input::Named(capture), &["-2", "-o", "sctpho.prescan:FALSE"]);
+    assert_eq!(
+        frame_by_frame,
+        named,
+        "{}: frame by frame",
+        capture.display()
+    );
+    let late: Vec<usize> = COMPONENTS
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| LATE_COMPONENTS.contains(&c.name))
+        .map(|(i, _)| i + 1)
+        .collect();
+    let at_switch: String = named
+        .lines()
+        .map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            let kept: Vec<&str> = (0..cols.len())
+                .map(|i| if late.contains(&i) { "" } else { cols[i] })
+                .collect();
+            kept.join("\t") + "\n"
+        })
+        .collect();
+    assert_eq!(
+        run(Input::Pipe(capture), &[]),
+        at_switch,
+        "{}: pipe",
+        capture.display()
+    );
+}
+
+/// The components known only after the switch (once the TSNs around the
+/// sequence gap are acknowledged): a single pass over a pipe shows the
+/// switch frame before them.
+const LATE_COMPONENTS: [&str; 2] = ["total_handover_latency", "transport_latency"];
 
 /// The comparison of [`plugin_and_analyzer_agree_on_every_sample`] (the
 /// analyzer's default options) on every public capture (INDEX.tsv of
@@ -882,15 +1108,20 @@ fn plugin_and_analyzer_agree_on_every_public_capture() {
         total.asconf_pairs += r.asconf_pairs;
         total.heartbeat_pairs += r.heartbeat_pairs;
         total.switches += r.switches;
+        for (k, n) in &r.components {
+            *total.components.entry(k).or_default() += n;
+        }
         differences.extend(r.differences.iter().map(|d| format!("{name}: {d}")));
     }
     println!(
-        "{} public captures in {:.1} s: {} ASCONF pairs, {} heartbeat pairs, {} switches",
+        "{} public captures in {:.1} s: {} ASCONF pairs, {} heartbeat pairs, {} switches, \
+         latency components {:?}",
         captures.len(),
         started.elapsed().as_secs_f64(),
         total.asconf_pairs,
         total.heartbeat_pairs,
-        total.switches
+        total.switches,
+        total.components
     );
     assert!(
         differences.is_empty(),
@@ -898,6 +1129,19 @@ fn plugin_and_analyzer_agree_on_every_public_capture() {
         differences.len(),
         differences.join("\n")
     );
+    // The public captures' four switches (2026-11-27) had their data
+    // interrupt, new-data gap, failover detection and time and a path
+    // confirmation compared; the analyzer has no other component of them.
+    for (name, least) in [
+        ("data_interrupt", 4),
+        ("new_data_gap", 4),
+        ("failover_detection", 3),
+        ("failover_time", 3),
+        ("path_confirmation", 1),
+    ] {
+        let n = total.components.get(name).copied().unwrap_or(0);
+        assert!(n >= least, "{name}: {n} compared, {:?}", total.components);
+    }
 }
 
 /// The analyzer's options and the plugin's preferences (`-o`) for the
@@ -1350,6 +1594,9 @@ fn plugin_and_analyzer_agree_on_generated_and_fuzzed_captures() {
         for (k, n) in r.state_events {
             *total.state_events.entry(k).or_default() += n;
         }
+        for (k, n) in r.components {
+            *total.components.entry(k).or_default() += n;
+        }
         differences.extend(r.differences.iter().map(|d| format!("{name}: {d}")));
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -1358,14 +1605,15 @@ fn plugin_and_analyzer_agree_on_generated_and_fuzzed_captures() {
     );
     println!(
         "{} generated and fuzzed captures ({generated:.1} s to write) in {:.1} s: {} ASCONF \
-         pairs, {} heartbeat pairs, {} switches, path-state events {:?}; not read by plain \
-         tshark, so not compared: {unread:?}",
+         pairs, {} heartbeat pairs, {} switches, path-state events {:?}, latency components \
+         {:?}; not read by plain tshark, so not compared: {unread:?}",
         captures.len(),
         started.elapsed().as_secs_f64(),
         total.asconf_pairs,
         total.heartbeat_pairs,
         total.switches,
-        total.state_events
+        total.state_events,
+        total.components
     );
     assert!(
         differences.is_empty(),
@@ -1391,5 +1639,25 @@ fn plugin_and_analyzer_agree_on_generated_and_fuzzed_captures() {
         "spurious_expiry",
     ] {
         assert!(total.state_events.contains_key(kind), "{kind}: {total:?}");
+    }
+    // Every component the Lua tier fills, compared (2026-11-27, without
+    // the short file, which adds 14 interrupts, new-data gaps, total
+    // latencies, SETPRIM sent and sender recoveries and 7 network-layer
+    // disconnections, transport-layer latencies and path confirmations).
+    for (name, least) in [
+        ("data_interrupt", 94),
+        ("new_data_gap", 94),
+        ("total_handover_latency", 93),
+        ("network_disconnection", 72),
+        ("transport_latency", 72),
+        ("setprim_sent", 42),
+        ("sender_recovery", 43),
+        ("path_confirmation", 67),
+        ("failover_detection", 12),
+        ("failover_time", 12),
+        ("recognition_heartbeat_to_data", 19),
+    ] {
+        let n = total.components.get(name).copied().unwrap_or(0);
+        assert!(n >= least, "{name}: {n} compared, {:?}", total.components);
     }
 }
