@@ -91,13 +91,34 @@ impl HandoverEngine {
         if !from_heartbeat {
             return;
         }
-        let held = a.handovers.iter_mut().rev().flatten().find(|h| {
-            h.from_path == path
-                && h.failover.is_some()
-                && h.switch_frame < at.frame
-                && (0..=HEARTBEAT_AFTER_SWITCH.0).contains(&at.time.since(h.switch_time).0)
-        });
-        let Some(h) = held else {
+        // The newest held failover from `path` within the window: only the
+        // held failovers are walked, newest first, stopping once neither an
+        // entry nor any older one can be in it (its latest switch time so
+        // far is already too old; that holds when capture time goes back).
+        let in_window = |switch_time: Timestamp| {
+            (0..=HEARTBEAT_AFTER_SWITCH.0).contains(&at.time.since(switch_time).0)
+        };
+        let mut found = None;
+        for (&index, &(switch_time, latest_so_far)) in a.held_failovers.iter().rev() {
+            if at.time.since(latest_so_far) > HEARTBEAT_AFTER_SWITCH {
+                break;
+            }
+            if !in_window(switch_time) {
+                continue;
+            }
+            let slot = index.checked_sub(a.handed_on);
+            let held = slot
+                .and_then(|i| a.handovers.get(i))
+                .and_then(Option::as_ref);
+            if held.is_some_and(|h| h.from_path == path && h.switch_frame < at.frame) {
+                found = slot;
+                break;
+            }
+        }
+        let Some(h) = found
+            .and_then(|i| a.handovers.get_mut(i))
+            .and_then(Option::as_mut)
+        else {
             return;
         };
         let Some(f) = h.failover.as_mut() else {
@@ -453,6 +474,96 @@ mod tests {
             h.class_reason.ends_with("; the old path inactive"),
             "{}",
             h.class_reason
+        );
+    }
+
+    #[test]
+    fn a_heartbeat_after_the_switch_counts_for_the_newest_held_failover_of_its_path_in_the_window()
+    {
+        // The eklund-tuning miniature's failover (from the path to A1),
+        // placed as five held switches of one association, a HEARTBEAT to
+        // A1 in frame 1000 at 10 s finding the path inactive at count 3:
+        // 0: from A1, 5 ms before (outside the window), held;
+        // 1: from A1, 0.5 ms before, held: the one the count is for;
+        // 2: from A1, 0.2 ms before, handed on already;
+        // 3: from A2, 0.1 ms before, held;
+        // 4: from A1, 0.3 ms after (capture time went back), held.
+        let (a1, a2, c) = (ip("10.0.0.1"), ip("10.0.0.2"), ip("10.0.1.1"));
+        let track = TrackConfig {
+            path_max_retrans: 2,
+            pf_retrans: None,
+            ..TrackConfig::default()
+        };
+        let config = HandoverConfig {
+            pf_retrans: None,
+            ..HandoverConfig::new()
+        };
+        let mut s = Script::new(track, config.clone());
+        s.handshake(a1, &[a1, a2], c);
+        s.send(10_000, 1, (c, a2), &[script::heartbeat(false, b"a2")]);
+        s.send(10_100, 0, (a2, c), &[script::heartbeat(true, b"a2")]);
+        s.send(20_000, 1, (c, a1), &[script::data(500)]);
+        s.send(1_020_000, 1, (c, a1), &[script::data(500)]);
+        s.send(3_020_000, 1, (c, a1), &[script::data(500)]);
+        s.send(4_000_000, 1, (c, a2), &[script::data(501)]);
+        let (_, handovers) = s.finish();
+        let mut base = only(handovers);
+        let Some(f) = base.failover.as_mut() else {
+            panic!("a failover record");
+        };
+        // As if the switch's own expiries had shown count 1 only.
+        f.observed_pmr = Some(0);
+        let from_a1 = base.from_path;
+        let from_a2 = base.to_path;
+        let ten_s_us = 10_000_000;
+        let switches = [
+            (from_a1, ten_s_us - 5_000),
+            (from_a1, ten_s_us - 500),
+            (from_a1, ten_s_us - 200),
+            (from_a2, ten_s_us - 100),
+            (from_a1, ten_s_us + 300),
+        ];
+        let mut engine = super::HandoverEngine::new(config);
+        let a = engine.assoc(0);
+        for (index, &(from, us)) in switches.iter().enumerate() {
+            let mut h = base.clone();
+            h.from_path = from;
+            h.switch_frame = 100 + index as u64;
+            h.switch_time = Timestamp(us * 1000);
+            let latest = a.held_failovers.values().next_back().map(|&(_, l)| l);
+            let latest = latest.map_or(h.switch_time, |l| l.max(h.switch_time));
+            a.held_failovers.insert(index, (h.switch_time, latest));
+            a.handovers.push(Some(Box::new(h)));
+        }
+        a.directions[1].settled.push(2);
+        let at = at(1000, 10_000);
+        a.heartbeats.push(super::super::state::HeartbeatRecord {
+            path: from_a1,
+            frame: at.frame,
+            time: at.time,
+            ack: None,
+        });
+        let (_, handed_on) = engine.take_part(0, &[]);
+        assert_eq!(handed_on.len(), 1);
+        engine.transition_after_switch(0, from_a1, PathStatus::Inactive, 3, at);
+        let (_, held) = engine.finish();
+        let observed: Vec<(u64, Option<u32>)> = held
+            .iter()
+            .map(|h| {
+                (
+                    h.switch_frame,
+                    h.failover.as_ref().and_then(|f| f.observed_pmr),
+                )
+            })
+            .collect();
+        assert_eq!(
+            observed,
+            [
+                (100, Some(0)),
+                (101, Some(2)),
+                (103, Some(0)),
+                (104, Some(0))
+            ]
         );
     }
 

@@ -178,6 +178,7 @@ impl HandoverEngine {
         settled.sort_unstable();
         let mut handovers = Vec::with_capacity(settled.len());
         for index in settled {
+            a.held_failovers.remove(&index);
             let slot = index
                 .checked_sub(a.handed_on)
                 .and_then(|i| a.handovers.get_mut(i));

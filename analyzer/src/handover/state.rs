@@ -9,7 +9,7 @@ use crate::events::{AssocId, EndpointId, Event, Observation, PathId};
 use crate::time::Timestamp;
 use crate::track::path::PathStatus;
 use crate::wire::serial::serial_lt;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::net::IpAddr;
 use std::ops::{Index, IndexMut};
 
@@ -361,6 +361,13 @@ pub(super) struct Association {
     pub(super) handovers: Vec<Option<Box<Handover>>>,
     /// Handovers already handed on in parts ([`HandoverEngine::take_part`]).
     pub(super) handed_on: usize,
+    /// The held switches with a failover record, by index (as pending
+    /// total latencies count them): the lookup of a heartbeat-driven
+    /// path-state change walks these, not every slot kept behind a switch
+    /// that never settles. Each maps to its switch time and the latest
+    /// switch time of it and every older entry inserted before it (an
+    /// upper bound once entries leave: the walk stops below the window).
+    pub(super) held_failovers: BTreeMap<usize, (Timestamp, Timestamp)>,
     /// Events held back at the last part (their answers could still
     /// come): the next part is due `part_events` events later.
     pub(super) held_back: usize,

@@ -288,6 +288,11 @@ impl HandoverEngine {
         *latest = Some(handover.clone());
         let a = associations.get_mut(id).expect("created above");
         let index = a.handed_on + a.handovers.len();
+        if handover.failover.is_some() {
+            let latest = a.held_failovers.values().next_back().map(|&(_, l)| l);
+            let latest = latest.map_or(switch.time, |l| l.max(switch.time));
+            a.held_failovers.insert(index, (switch.time, latest));
+        }
         a.handovers.push(Some(Box::new(handover)));
         let d = &mut a.directions[sender];
         d.open_window(&mut a.handovers, a.handed_on, index, switch, tsn);
