@@ -227,8 +227,10 @@ function Core:create(ports, frame)
       [1] = { addrs = {}, conf = {}, rank = {}, ranked = 0, sources = {} } },
     paths = {}, path_index = {},
     dir = { [0] = new_direction(), [1] = new_direction() },
-    -- pending_asconf["sender|serial"]: the request an ASCONF-ACK would
-    -- answer (its last transmission); asconfs: one exchange per serial
+    -- pending_asconf: the outstanding requests, oldest first, at most
+    -- MAX_PENDING_ASCONFS (each at its last transmission, the one an
+    -- ASCONF-ACK answers; answered: a copy sent after its serial was
+    -- answered); asconfs: one exchange per serial
     -- (first frame, transmissions, last frame, ACK frame); sent_asconf
     -- [sender]: that endpoint's latest serial (see Core:asconf); mobile:
     -- the first endpoint to send ADD-IP or DELETE-IP.
@@ -837,6 +839,18 @@ function Core.retransmission_note(transmission, serial, first_frame)
     .. (first_frame and string.format(" (first sent in frame %d)", first_frame) or " (first transmission not known)")
 end
 
+-- The tracker's cap on outstanding ASCONFs per association
+-- (MAX_PENDING_ASCONFS in analyzer/src/track/asconf.rs): the oldest is
+-- forgotten beyond it, unanswered without a warning in either tier.
+Core.MAX_PENDING_ASCONFS = 64
+
+-- The index in pending_asconf of sender's request with serial, or nil.
+local function pending_index(a, sender, serial)
+  for i, p in ipairs(a.pending_asconf) do
+    if p.serial == serial and p.sender == sender then return i end
+  end
+end
+
 -- An ASCONF. RFC 5061 §5.1: the sender gives each new ASCONF the next
 -- serial and sends an unanswered one again (T-4 timer) with the same
 -- serial, so a serial its sender already sent is a retransmission whether
@@ -854,15 +868,19 @@ function Core:asconf(ctx, c)
     if a.mobile == nil and (r.op == "add_ip" or r.op == "delete_ip") then a.mobile = sender end
   end
   local sent = a.sent_asconf[sender]
-  local transmission, first_frame
+  -- answered: an ASCONF-ACK for the serial came before this copy (a
+  -- sender moves to a new serial only once the last is answered, RFC 5061
+  -- §5.1): the request is not unanswered (the tracker's `answered`).
+  local transmission, first_frame, answered
   if sent and sent.serial == serial then
     sent.transmissions = sent.transmissions + 1
-    transmission, first_frame = sent.transmissions, sent.first_frame
+    transmission, first_frame, answered = sent.transmissions, sent.first_frame, sent.answer_seen
   elseif sent and sle(serial, sent.serial) then
-    transmission = 2
+    transmission, answered = 2, true
   else
-    a.sent_asconf[sender] = { serial = serial, first_frame = frame, transmissions = 1, acknowledged = false }
-    transmission, first_frame = 1, frame
+    a.sent_asconf[sender] = { serial = serial, first_frame = frame, transmissions = 1, acknowledged = false,
+      answer_seen = false }
+    transmission, first_frame, answered = 1, frame, false
   end
   -- One exchange per serial: a copy sent again joins the latest exchange
   -- of its sender and serial.
@@ -884,8 +902,15 @@ function Core:asconf(ctx, c)
   end
   -- The request an ASCONF-ACK answers moves to the latest transmission
   -- (its round trip is measured from it: Karn's rule).
-  a.pending_asconf[sender .. "|" .. serial] =
-    { frame = frame, sec = ctx.sec, nsec = ctx.nsec, requests = reqs, exchange = x }
+  local pending = a.pending_asconf
+  local i = pending_index(a, sender, serial)
+  if i then
+    answered = table.remove(pending, i).answered
+  elseif #pending == Core.MAX_PENDING_ASCONFS then
+    table.remove(pending, 1)
+  end
+  pending[#pending + 1] = { sender = sender, serial = serial, frame = frame, sec = ctx.sec, nsec = ctx.nsec,
+    requests = reqs, exchange = x, answered = answered }
   ann.asconf_serial = serial
   ann.asconf_transmission = transmission
   ann.asconf_first_frame = first_frame
@@ -1215,19 +1240,23 @@ function Core:asconf_ack(ctx, c)
   add_event(ann, "asconf_ack")
   ann.asconf_serial = c.serial
   local requester = 1 - ctx.sender
-  local k = requester .. "|" .. c.serial
-  local req = a.pending_asconf[k]
-  if not req then return end
-  a.pending_asconf[k] = nil
+  local sent = a.sent_asconf[requester]
+  local i = pending_index(a, requester, c.serial)
+  if not i then
+    -- The answer to a request forgotten beyond the cap: a copy after it
+    -- is of an answered request.
+    if sent and sent.serial == c.serial then sent.answer_seen = true end
+    return
+  end
+  local req = table.remove(a.pending_asconf, i)
   req.exchange.ack_frame, req.exchange.ack_t = ctx.frame, ctx.t
   -- A second answer to the serial (to a copy sent again after the first
   -- answer, which the requester did not get): its results took effect
   -- with the first and are not applied again.
   local repeated = false
-  local sent = a.sent_asconf[requester]
   if sent and sent.serial == c.serial then
     repeated = sent.acknowledged
-    sent.acknowledged = true
+    sent.acknowledged, sent.answer_seen = true, true
   end
   if repeated then ann.asconf_repeated = true end
   ann.asconf_request = req.frame
@@ -2237,13 +2266,14 @@ end
 
 Core.NO_ACK = "ASCONF without ASCONF-ACK by the end of the capture"
 
--- After the whole capture: requests never answered get their warning.
+-- After the whole capture: requests never answered get their warning,
+-- on their last transmission (the analyzer's unanswered_asconf_frames).
 function Core:finish()
   if self.finished then return end
   self.finished = true
   for _, a in ipairs(self.assocs) do
-    for _, req in pairs(a.pending_asconf) do
-      add_expert(self:annotation(req.frame), "warning", Core.NO_ACK)
+    for _, req in ipairs(a.pending_asconf) do
+      if not req.answered then add_expert(self:annotation(req.frame), "warning", Core.NO_ACK) end
     end
   end
 end
@@ -2254,8 +2284,8 @@ function Core:unanswered(frame, id)
   local a = id and self.assocs[id + 1]
   local n = 0
   if a and not self.finished then
-    for _, req in pairs(a.pending_asconf) do
-      if req.frame == frame then n = n + 1 end
+    for _, req in ipairs(a.pending_asconf) do
+      if req.frame == frame and not req.answered then n = n + 1 end
     end
   end
   return n

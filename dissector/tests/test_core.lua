@@ -68,6 +68,56 @@ t.test("an answered ASCONF is not unanswered", function()
   t.eq(c.ann[3].asconf_ack, 4)
 end)
 
+-- The analyzer's unanswered ASCONFs (Association::unanswered_asconf_frames):
+-- per serial, on its last transmission; a copy sent after the serial was
+-- answered is of an answered request.
+local function warnings(c, frame)
+  local n = 0
+  for _, e in ipairs(c.ann[frame] and c.ann[frame].expert or {}) do
+    if e[2] == Core.NO_ACK then n = n + 1 end
+  end
+  return n
+end
+
+t.test("a copy sent after its serial was answered, its own answer missing, is not unanswered", function()
+  local c = Core.new()
+  c:packet(1, 0, 0, OLD, FS, pkt(0, init(1, TMT, 1)))
+  c:packet(2, 0, 1, FS, OLD, pkt(TMT, init(2, TFS, 1)))
+  c:packet(3, 0, 2, OLD, FS, pkt(TFS, asconf(9, OLD, "\192\1", NEW)))
+  c:packet(4, 0, 3, FS, OLD, pkt(TMT, ack(9)))
+  c:packet(5, 1, 0, OLD, FS, pkt(TFS, asconf(9, OLD, "\192\1", NEW)))   -- copy, never answered
+  t.eq(c:unanswered(5, 0), 0, "not unanswered so far")
+  c:finish()
+  t.eq(c.ann[5].asconf_transmission, 2)
+  t.eq(warnings(c, 3) + warnings(c, 5), 0, "no warning on either transmission")
+end)
+
+t.test("a request never answered: one warning, on its last transmission", function()
+  local c = Core.new()
+  c:packet(1, 0, 0, OLD, FS, pkt(0, init(1, TMT, 1)))
+  c:packet(2, 0, 1, FS, OLD, pkt(TMT, init(2, TFS, 1)))
+  c:packet(3, 0, 2, OLD, FS, pkt(TFS, asconf(9, OLD, "\192\1", NEW)))
+  c:packet(4, 1, 0, OLD, FS, pkt(TFS, asconf(9, OLD, "\192\1", NEW)))
+  c:packet(5, 2, 0, OLD, FS, pkt(TFS, asconf(9, OLD, "\192\1", NEW)))
+  t.eq(c:unanswered(3, 0), 0); t.eq(c:unanswered(5, 0), 1, "the last transmission so far")
+  c:finish()
+  t.eq(c.ann[5].asconf_transmission, 3)
+  t.eq(warnings(c, 3), 0); t.eq(warnings(c, 4), 0)
+  t.eq(warnings(c, 5), 1, "one warning, on frame 5")
+end)
+
+t.test("beyond 64 outstanding ASCONFs the oldest is forgotten, without a warning (the tracker's cap)", function()
+  local c = Core.new()
+  c:packet(1, 0, 0, OLD, FS, pkt(0, init(1, TMT, 1)))
+  c:packet(2, 0, 1, FS, OLD, pkt(TMT, init(2, TFS, 1)))
+  -- 65 serials, none answered: frames 3..67.
+  for i = 1, 65 do c:packet(2 + i, i, 0, OLD, FS, pkt(TFS, asconf(i, OLD, "\192\1", NEW))) end
+  t.eq(#c.assocs[1].pending_asconf, 64)
+  c:finish()
+  t.eq(warnings(c, 3), 0, "serial 1 forgotten")
+  t.eq(warnings(c, 4), 1); t.eq(warnings(c, 67), 1)
+end)
+
 local ADD, SETPRIM = "\192\1", "\192\4"
 
 -- The handshake: endpoint 0 (the mobile node) at OLD, endpoint 1 at FS.
