@@ -126,11 +126,14 @@ const LUA_COMPONENTS: [&str; 11] = [
 
 /// What the Lua core (under plain lua5.2, as `make lua-test` runs it)
 /// found in a capture: per (association, path) the frame of the path's
-/// first error, and per switch frame its latency components (name, ms).
+/// first error, per switch frame its latency components (name, ms), and
+/// the frames it warns about as unanswered ASCONFs (sorted, one per
+/// warning).
 #[derive(Default)]
 struct LuaCore {
     failed: BTreeMap<(u32, PathId), u64>,
     components: BTreeMap<u64, BTreeMap<String, f64>>,
+    unanswered: Vec<u64>,
 }
 
 /// The Lua core over a capture ([`LuaCore`]).
@@ -144,8 +147,14 @@ fn lua_failed_paths(capture: &Path) -> LuaCore {
 fn lua_failed_paths_of(capture: &Path) -> Result<LuaCore, String> {
     let script = r#"
         package.path = arg[1] .. "/?.lua;" .. package.path
-        local c = require("sctpho_core").new()
+        local Core = require("sctpho_core")
+        local c = Core.new()
         assert(c:scan_file(arg[2]))
+        for frame, ann in pairs(c.ann) do
+          for _, e in ipairs(ann.expert or {}) do
+            if e[2] == Core.NO_ACK then print("unanswered", frame) end
+          end
+        end
         for _, a in ipairs(c.assocs) do
           for path, frame in pairs(a.failed_paths) do print("failed", a.id, path, frame) end
         end
@@ -198,6 +207,7 @@ fn lua_failed_paths_of(capture: &Path) -> Result<LuaCore, String> {
             "failed" => {
                 core.failed.insert((n(1) as u32, n(2) as PathId), n(3));
             }
+            "unanswered" => core.unanswered.push(n(1)),
             _ => {
                 let ms: f64 = v[3].parse().expect("ms");
                 core.components
@@ -207,7 +217,20 @@ fn lua_failed_paths_of(capture: &Path) -> Result<LuaCore, String> {
             }
         }
     }
+    core.unanswered.sort_unstable();
     Ok(core)
+}
+
+/// The analyzer's unanswered ASCONFs with a frame (each request's last
+/// transmission, `Association::unanswered_asconf_frames`), sorted.
+fn analyzer_unanswered_frames(a: &FileAnalysis) -> Vec<u64> {
+    let mut frames: Vec<u64> = a
+        .associations
+        .iter()
+        .flat_map(|x| x.unanswered_asconf_frames())
+        .collect();
+    frames.sort_unstable();
+    frames
 }
 
 /// A file removed when dropped.
@@ -517,6 +540,9 @@ struct Agreement {
     state_events: BTreeMap<&'static str, usize>,
     /// Latency components of the Lua core equal to the analyzer's, by name.
     components: BTreeMap<&'static str, usize>,
+    /// Unanswered ASCONFs the Lua core warns about on the analyzer's
+    /// frames.
+    unanswered: usize,
     /// Where the plugin and the analyzer differ (none: they agree).
     differences: Vec<String>,
     /// Compared under the exceptions of [`compare_exceptions`]: how many
@@ -544,8 +570,8 @@ impl Agreement {
         };
         format!(
             "{name}: {} ASCONF pairs ({} resent, {} ACKs repeated), {} heartbeat pairs, \
-             {} switches, {events} path-state events {:?}, latency components {:?}\
-             {excused}{differences}",
+             {} switches, {events} path-state events {:?}, latency components {:?}, \
+             {} unanswered ASCONFs{excused}{differences}",
             self.asconf_pairs,
             self.resent.0,
             self.resent.1,
@@ -553,6 +579,7 @@ impl Agreement {
             self.switches,
             self.state_events,
             self.components,
+            self.unanswered,
         )
     }
 }
@@ -689,6 +716,7 @@ fn compare_exceptions(capture: &Path, original: &Agreement) -> Option<Agreement>
         for (k, n) in c.components {
             *r.components.entry(k).or_default() += n;
         }
+        r.unanswered += c.unanswered;
     }
     Some(r)
 }
@@ -853,6 +881,15 @@ fn compare_with_analyzer(
             let (differences, compared) = component_differences(&core.components, &a);
             d.extend(differences);
             r.components = compared;
+            // The unanswered-ASCONF warnings: the tracker's requests, on
+            // their last transmissions.
+            let want = analyzer_unanswered_frames(&a);
+            d.extend(list_difference(
+                "unanswered ASCONFs",
+                &core.unanswered,
+                &want,
+            ));
+            r.unanswered = want.len();
         }
         Err(e) => d.push(e),
     }
@@ -958,6 +995,80 @@ fn plugin_and_analyzer_agree_on_every_sample() {
         assert!(state_events.contains_key(kind), "{kind}: {state_events:?}");
     }
 }
+
+/// The Lua tier's unanswered-ASCONF warnings are the tracker's
+/// (`Association::unanswered_asconf_frames`: per serial, on its last
+/// transmission; a copy sent after the serial was answered is not
+/// unanswered), in the Lua core and in the plugin under tshark: on every
+/// sample with all its ASCONF-ACKs cut out, and with only the answers to
+/// copies of an already answered serial cut out.
+#[test]
+fn the_lua_unanswered_asconf_warnings_are_the_trackers() {
+    let dir = common::tempdir("dissector-unanswered");
+    // (capture, unanswered requests of the tracker, warned about).
+    let mut totals: Vec<(String, u64, usize)> = Vec::new();
+    for src in common::all_samples() {
+        let events = analyze_file(&src, &AnalysisOptions::default())
+            .expect("analysable")
+            .events;
+        let acks = |repeated_only: bool| -> Vec<u64> {
+            events
+                .iter()
+                .filter(|e| match e.kind {
+                    EventKind::AsconfAck { repeated, .. } => repeated || !repeated_only,
+                    _ => false,
+                })
+                .map(|e| e.frame)
+                .collect()
+        };
+        for (cut, drop) in [("all", acks(false)), ("repeated", acks(true))] {
+            if drop.is_empty() {
+                continue;
+            }
+            let name = format!(
+                "{}-{}-{cut}",
+                src.parent()
+                    .and_then(Path::file_name)
+                    .map_or_else(|| "capture".into(), |n| n.to_string_lossy().into_owned()),
+                src.file_stem()
+                    .map_or_else(|| "side".into(), |n| n.to_string_lossy().into_owned())
+            );
+            let path = dir.join(format!("{name}.pcap"));
+            common::write_without(&path, &src, &drop);
+            let a = analyze_file(&path, &AnalysisOptions::default()).expect("analysable");
+            let tracker: u64 = a.associations.iter().map(|x| x.unanswered_asconfs()).sum();
+            let want = analyzer_unanswered_frames(&a);
+            assert_eq!(want.len() as u64, tracker, "{name}: none forgotten");
+            let core = lua_failed_paths(&path);
+            assert_eq!(core.unanswered, want, "{name}: the Lua core");
+            let out = fields_with_experts(Input::Named(&path), &[]);
+            let names = common::plugin_columns();
+            let mut plugin: Vec<u64> = Vec::new();
+            for row in rows_of(&out, &names) {
+                let Some(frame) = row.num("frame.number") else {
+                    continue;
+                };
+                let n = row.get("_ws.expert.message").matches(LUA_NO_ACK).count();
+                plugin.extend(std::iter::repeat_n(frame, n));
+            }
+            assert_eq!(plugin, want, "{name}: the plugin under tshark");
+            totals.push((name, tracker, want.len()));
+        }
+    }
+    println!("unanswered ASCONFs compared: {totals:?}");
+    let total = |name: &str| totals.iter().find(|t| t.0 == name).map(|t| t.1);
+    // Checked by hand: honda-nodad's one ADD-IP serial, all answers cut:
+    // one unanswered request; only the five repeated answers cut (copies
+    // sent after the serial was answered): none.
+    assert_eq!(total("honda-nodad-cn-all"), Some(1));
+    assert_eq!(total("honda-nodad-cn-repeated"), Some(0));
+    assert!(totals.len() > 10, "{totals:?}");
+    let warned: usize = totals.iter().map(|t| t.2).sum();
+    assert!(warned > 10, "{totals:?}");
+}
+
+/// The Lua tier's unanswered-ASCONF warning (`Core.NO_ACK`).
+const LUA_NO_ACK: &str = "ASCONF without ASCONF-ACK by the end of the capture";
 
 /// The plugin's `sctpho.component.*` fields on `capture`'s switch frames
 /// (`tshark -T fields`, pre-scanned) are the Lua core's components (`core`,
