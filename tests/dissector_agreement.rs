@@ -1011,16 +1011,7 @@ fn the_lua_unanswered_asconf_warnings_are_the_trackers() {
         let events = analyze_file(&src, &AnalysisOptions::default())
             .expect("analysable")
             .events;
-        let acks = |repeated_only: bool| -> Vec<u64> {
-            events
-                .iter()
-                .filter(|e| match e.kind {
-                    EventKind::AsconfAck { repeated, .. } => repeated || !repeated_only,
-                    _ => false,
-                })
-                .map(|e| e.frame)
-                .collect()
-        };
+        let acks = |repeated_only: bool| common::asconf_ack_frames(&events, repeated_only);
         for (cut, drop) in [("all", acks(false)), ("repeated", acks(true))] {
             if drop.is_empty() {
                 continue;
@@ -1481,13 +1472,12 @@ fn a_pipe_reads_like_the_named_file() {
     let dir = common::tempdir("dissector-pipe");
     let mut captures = common::all_samples();
     let src = common::sample("koh-kim-1", "mn");
-    let acks: Vec<u64> = analyze_file(&src, &AnalysisOptions::default())
-        .expect("analysable")
-        .events
-        .iter()
-        .filter(|e| matches!(e.kind, EventKind::AsconfAck { .. }))
-        .map(|e| e.frame)
-        .collect();
+    let acks = common::asconf_ack_frames(
+        &analyze_file(&src, &AnalysisOptions::default())
+            .expect("analysable")
+            .events,
+        false,
+    );
     let no_ack = dir.join("no-asconf-ack.pcap");
     common::write_without(&no_ack, &src, &acks);
     captures.push(no_ack.clone());

@@ -673,3 +673,19 @@ impl Rng {
         (self.next() % n.max(1) as u64) as usize
     }
 }
+
+/// The frames of the ASCONF-ACKs among `events` (only the answers to
+/// repeated requests when `repeated_only`): cut out of a capture, they
+/// leave its requests unanswered.
+pub fn asconf_ack_frames(events: &[sctp_handover::events::Event], repeated_only: bool) -> Vec<u64> {
+    events
+        .iter()
+        .filter(|e| match e.kind {
+            sctp_handover::events::EventKind::AsconfAck { repeated, .. } => {
+                repeated || !repeated_only
+            }
+            _ => false,
+        })
+        .map(|e| e.frame)
+        .collect()
+}

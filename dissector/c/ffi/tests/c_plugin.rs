@@ -13,7 +13,6 @@
 mod common;
 
 use sctp_handover::analysis::{analyze_file, AnalysisOptions};
-use sctp_handover::events::EventKind;
 use sctp_handover::handover::COMPONENTS;
 use sctpho_ffi::Analysis;
 use std::collections::BTreeSet;
@@ -260,13 +259,12 @@ fn copy_captures() -> Vec<(String, PathBuf)> {
         out.push((name.clone(), readable(&src, &name)));
     }
     let src = common::sample("koh-kim-1", "mn");
-    let acks: Vec<u64> = analyze_file(&src, &AnalysisOptions::default())
-        .expect("analysable")
-        .events
-        .iter()
-        .filter(|e| matches!(e.kind, EventKind::AsconfAck { .. }))
-        .map(|e| e.frame)
-        .collect();
+    let acks = common::asconf_ack_frames(
+        &analyze_file(&src, &AnalysisOptions::default())
+            .expect("analysable")
+            .events,
+        false,
+    );
     assert!(!acks.is_empty());
     let tmp = env().work.join("no-asconf-ack.tmp");
     common::write_without(&tmp, &src, &acks);

@@ -441,16 +441,7 @@ fn the_unanswered_asconf_warnings_are_the_trackers() {
         let events = analyze_file(&src, &AnalysisOptions::default())
             .expect("analysable")
             .events;
-        let acks = |repeated_only: bool| -> Vec<u64> {
-            events
-                .iter()
-                .filter(|e| match e.kind {
-                    EventKind::AsconfAck { repeated, .. } => repeated || !repeated_only,
-                    _ => false,
-                })
-                .map(|e| e.frame)
-                .collect()
-        };
+        let acks = |repeated_only: bool| common::asconf_ack_frames(&events, repeated_only);
         for (cut, drop) in [("all", acks(false)), ("repeated", acks(true))] {
             if drop.is_empty() {
                 continue;
@@ -507,13 +498,12 @@ fn the_unanswered_asconf_warnings_are_the_trackers() {
 fn an_association_that_left_the_tracker_leaves_the_engine_and_keeps_its_items() {
     let dir = common::tempdir("ffi-left");
     let src = common::sample("honda-nodad", "cn");
-    let acks: Vec<u64> = analyze_file(&src, &AnalysisOptions::default())
-        .expect("analysable")
-        .events
-        .iter()
-        .filter(|e| matches!(e.kind, EventKind::AsconfAck { .. }))
-        .map(|e| e.frame)
-        .collect();
+    let acks = common::asconf_ack_frames(
+        &analyze_file(&src, &AnalysisOptions::default())
+            .expect("analysable")
+            .events,
+        false,
+    );
     let path = dir.join("no-ack.pcap");
     common::write_without(&path, &src, &acks);
     let frames = read_frames(&path);
