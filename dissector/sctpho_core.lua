@@ -1885,6 +1885,9 @@ local function forget_acked(a, d, from, to, list, set)
   local rec, sent, copies, first_sent, dk = d.rec, d.sent, d.copies, d.first_sent, d.dk
   -- (Most TSNs were sent once, on the path of the one before.)
   local any_copies, previous = next(copies) ~= nil, nil
+  -- (A TSN first seen below the highest has a first-transmission mark
+  -- and no copies: it must go too, or the marks grow with the file.)
+  local any_first = next(first_sent) ~= nil
   local any_aside = d.aside_n > 0
   for t = from, to do
     local r = rec[t]
@@ -1901,7 +1904,8 @@ local function forget_acked(a, d, from, to, list, set)
       d.rec_n = d.rec_n - 1
       if type(r) == "table" and r.gap then d.gap_n = d.gap_n - 1 end
       rec[t], sent[t] = nil, nil
-      if any_copies then copies[t] = nil; first_sent[t] = nil end
+      if any_copies then copies[t] = nil end
+      if any_first then first_sent[t] = nil end
     end
   end
 end

@@ -212,3 +212,22 @@ t.test("HEARTBEATs before every segment are forgotten but each path's last sent 
   t.eq(list[4], late, "in the segments")
   t.eq(a2.pruned, true)
 end)
+
+t.test("a TSN first seen below the highest forgets its first-transmission mark once acknowledged", function()
+  -- Ten TSNs a round, the highest first (the others' first copies lost
+  -- before the capture point), then a SACK of all: nothing stays.
+  local c, send = association()
+  local ms = 10
+  send(ms, FS, OLD, pkt(TMT, data(100)))
+  local d = c.assocs[1].dir[1]
+  for round = 1, 20 do
+    local top = 100 + round * 10
+    ms = ms + 1; send(ms, FS, OLD, pkt(TMT, data(top)))
+    for tsn = top - 1, top - 9, -1 do ms = ms + 1; send(ms, FS, OLD, pkt(TMT, data(tsn))) end
+    ms = ms + 1; send(ms, OLD, FS, pkt(TFS, sack_gaps(top, {})))
+  end
+  t.eq(d.cum, 300)
+  t.eq(d.rec_n, 0)
+  t.eq(next(d.first_sent), nil, "no first-transmission mark left")
+  t.eq(next(d.copies), nil)
+end)
