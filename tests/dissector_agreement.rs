@@ -167,15 +167,14 @@ fn lua_failed_paths_of(capture: &Path) -> Result<LuaCore, String> {
     let mut input = capture.to_path_buf();
     let mut _unzipped = None;
     if capture.extension().is_some_and(|e| e == "gz") {
-        let dir = std::env::temp_dir().join(format!("sctpho-agreement-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let dir = common::tempdir("agreement-unzipped");
         let file = dir.join(capture.file_stem().expect("name"));
         let mut gz =
             flate2::read::GzDecoder::new(std::fs::File::open(capture).map_err(|e| e.to_string())?);
         let mut out = std::fs::File::create(&file).map_err(|e| e.to_string())?;
         std::io::copy(&mut gz, &mut out).map_err(|e| e.to_string())?;
-        input = file.clone();
-        _unzipped = Some(TempFile(file));
+        input = file;
+        _unzipped = Some(dir);
     }
     let mut child = Command::new("lua5.2")
         .arg("-")
@@ -679,8 +678,7 @@ fn compare_exceptions(capture: &Path, original: &Agreement) -> Option<Agreement>
             .push("an exception in a capture of several link types: no copy".into());
         return Some(r);
     }
-    let dir = std::env::temp_dir().join(format!("sctpho-agreement-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = common::tempdir("agreement-pieces");
     let name = capture.file_name().expect("name").to_string_lossy();
     for (k, piece) in pieces.iter().enumerate() {
         let kept: Vec<common::PcapFrame<'_>> = piece
@@ -1192,9 +1190,6 @@ fn plugin_and_analyzer_agree_on_every_public_capture() {
             });
         }
     });
-    let _ = std::fs::remove_dir(
-        std::env::temp_dir().join(format!("sctpho-agreement-{}", std::process::id())),
-    );
     let mut done = done.into_inner().expect("lock");
     done.sort_by_key(|(i, _)| *i);
     assert_eq!(done.len(), captures.len());
@@ -1701,9 +1696,6 @@ fn plugin_and_analyzer_agree_on_generated_and_fuzzed_captures() {
         differences.extend(r.differences.iter().map(|d| format!("{name}: {d}")));
     }
     let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_dir(
-        std::env::temp_dir().join(format!("sctpho-agreement-{}", std::process::id())),
-    );
     println!(
         "{} generated and fuzzed captures ({generated:.1} s to write) in {:.1} s: {} ASCONF \
          pairs, {} heartbeat pairs, {} switches, path-state events {:?}, latency components \
