@@ -542,6 +542,7 @@ mod tests {
             frame: at.frame,
             time: at.time,
             ack: None,
+            latest_time: at.time,
         });
         let (_, handed_on) = engine.take_part(0, &[]);
         assert_eq!(handed_on.len(), 1);

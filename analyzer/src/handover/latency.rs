@@ -148,17 +148,27 @@ impl HandoverEngine {
 }
 
 /// Path confirmation: the last answered HEARTBEAT on the new path
-/// before the switch.
+/// before the switch. `latest_answered` is the frame of the latest
+/// answered HEARTBEAT on `to` (none: no HEARTBEAT on it was answered).
 pub(super) fn path_confirmation(
     heartbeats: &[HeartbeatRecord],
+    latest_answered: Option<u64>,
     to: PathId,
     switch: Mark,
 ) -> Component {
-    heartbeats
+    // The HEARTBEATs are in frame order: a binary search finds the latest
+    // answered one on `to` (or, were it not before the switch, where the
+    // walk back begins) instead of walking back over every one kept.
+    let end = match latest_answered {
+        None => 0,
+        Some(frame) if frame < switch.frame => heartbeats.partition_point(|h| h.frame <= frame),
+        Some(_) => heartbeats.partition_point(|h| h.frame < switch.frame),
+    };
+    heartbeats[..end]
         .iter()
-        .filter(|h| h.path == to && h.frame < switch.frame)
-        .filter_map(|h| h.ack.map(|ack| (h, ack)))
-        .next_back()
+        .rev()
+        .filter(|h| h.path == to)
+        .find_map(|h| h.ack.map(|ack| (h, ack)))
         .map(|(h, ack)| {
             Component::between(
                 Point::frame(h.frame, h.time, "HEARTBEAT on the new path"),
@@ -372,6 +382,7 @@ mod tests {
             frame,
             time: Timestamp(ms * 1_000_000),
             ack,
+            latest_time: Timestamp(ms * 1_000_000),
         };
         let heartbeats = [
             hb(1, 10, 100, Some(at(11, 130))),
@@ -383,12 +394,20 @@ mod tests {
             // After the switch (frame 40).
             hb(1, 41, 400, Some(at(42, 401))),
         ];
-        let c = path_confirmation(&heartbeats, 1, at(40, 350));
+        // Path 1's latest answered is after the switch: the walk back
+        // starts at the switch.
+        let c = path_confirmation(&heartbeats, Some(41), 1, at(40, 350));
         assert_eq!(ms(&c), Some(45));
         assert_eq!(c.from.and_then(|p| p.frame), Some(20));
         assert_eq!(c.to.and_then(|p| p.frame), Some(21));
-        let none = path_confirmation(&heartbeats[2..], 1, at(40, 350));
+        // Before it: found by its frame.
+        let c = path_confirmation(&heartbeats[..4], Some(20), 1, at(40, 350));
+        assert_eq!(c.from.and_then(|p| p.frame), Some(20));
+        assert_eq!(c.to.and_then(|p| p.frame), Some(21));
+        let none = path_confirmation(&heartbeats[2..], Some(41), 1, at(40, 350));
         assert_eq!(none.ms, None);
+        assert!(none.missing.is_some());
+        let none = path_confirmation(&heartbeats[..4], None, 1, at(40, 350));
         assert!(none.missing.is_some());
     }
 

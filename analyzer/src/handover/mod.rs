@@ -23,7 +23,7 @@ use crate::track::path::PathStatus;
 use crate::wire::sctp_param::AsconfOp;
 use anchors::Anchor;
 use mark::Mark;
-use state::{Association, HeartbeatRecord};
+use state::Association;
 
 pub use descriptors::{ComponentDescriptor, ComponentGroup, COMPONENTS};
 pub use model::{
@@ -313,31 +313,22 @@ impl HandoverEngine {
                 }
             }
             EventKind::Heartbeat { path, .. } => {
-                let a = self.assoc(id);
-                a.heartbeats.push(HeartbeatRecord {
-                    path: *path,
+                let at = Mark {
                     frame: e.frame,
                     time: e.time,
-                    ack: None,
-                });
+                };
+                self.assoc(id).heartbeat(*path, at);
             }
             EventKind::HeartbeatAck {
                 path,
                 request_frame: Some(req),
                 ..
             } => {
-                let a = self.assoc(id);
-                if let Some(h) = a
-                    .heartbeats
-                    .iter_mut()
-                    .rev()
-                    .find(|h| h.frame == *req && h.path == *path)
-                {
-                    h.ack = Some(Mark {
-                        frame: e.frame,
-                        time: e.time,
-                    });
-                }
+                let ack = Mark {
+                    frame: e.frame,
+                    time: e.time,
+                };
+                self.assoc(id).heartbeat_answered(*path, *req, ack);
             }
             EventKind::PathInactive { path, error_count } => {
                 self.assoc(id).set_status(*path, PathStatus::Inactive);

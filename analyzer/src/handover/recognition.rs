@@ -29,7 +29,11 @@ pub(super) fn recognition(
         .rfind(|x| x.kind == AnchorKind::LinkUp && x.time <= switch.time && x.time >= since)
         .map(|x| Point::anchor(x.time, "link_up event"));
     let hb_after = link_up.map_or(since, |p| p.time);
-    let hb = heartbeats
+    // Those before the first whose latest time so far reaches `hb_after`
+    // are all earlier: a binary search skips them rather than walk every
+    // HEARTBEAT kept behind a switch that never settles.
+    let first = heartbeats.partition_point(|h| h.latest_time < hb_after);
+    let hb = heartbeats[first..]
         .iter()
         .find(|h| h.path == to && h.time >= hb_after && h.frame <= switch.frame)
         .map(|h| Point::frame(h.frame, h.time, "first HEARTBEAT on the path"));
@@ -80,6 +84,7 @@ mod tests {
             frame,
             time: Timestamp(ms * 1_000_000),
             ack: None,
+            latest_time: Timestamp(ms * 1_000_000),
         }
     }
 
@@ -154,6 +159,26 @@ mod tests {
             r.link_up_to_data.missing.as_deref(),
             Some("no link_up event (give --events)")
         );
+    }
+
+    #[test]
+    fn the_first_heartbeat_in_frame_order_counts_when_capture_time_goes_back() {
+        // The HEARTBEAT on `BACK` at frame 25 is stamped 650 ms, those
+        // after it earlier (the clock went back): it is still the first
+        // after the segment began at 100 ms, 650 → 700 ms.
+        let mut a = super::super::state::Association::default();
+        for (path, frame, ms) in [
+            (OTHER, 20, 50),
+            (BACK, 25, 650),
+            (OTHER, 30, 60),
+            (OTHER, 32, 70),
+            (BACK, 40, 400),
+        ] {
+            a.heartbeat(path, at(frame, ms));
+        }
+        let r = recognise(Vec::new(), &a.heartbeats);
+        assert_eq!(r.heartbeat_to_data.from.and_then(|p| p.frame), Some(25));
+        assert_eq!(r.heartbeat_to_data.ms, Some(50.0));
     }
 
     #[test]

@@ -275,6 +275,11 @@ pub(super) struct HeartbeatRecord {
     pub(super) frame: u64,
     pub(super) time: Timestamp,
     pub(super) ack: Option<Mark>,
+    /// The latest time of this HEARTBEAT and every one recorded before it
+    /// (capture time can go back): non-decreasing along the list, so a
+    /// binary search finds where HEARTBEATs at or after a time can begin.
+    /// Pruning keeps it an upper bound, which is all that search needs.
+    pub(super) latest_time: Timestamp,
 }
 
 /// One endpoint's packets from one source address.
@@ -343,6 +348,11 @@ pub(super) struct Association {
     pub(super) directions: Directions,
     pub(super) asconfs: Vec<AsconfExchange>,
     pub(super) heartbeats: Vec<HeartbeatRecord>,
+    /// The frame of the latest answered HEARTBEAT on each path, by path
+    /// id: a switch's path confirmation looks it up rather than walk back
+    /// over every HEARTBEAT kept behind a switch that never settles
+    /// (pruning always keeps it).
+    pub(super) latest_answered_heartbeat: Vec<Option<u64>>,
     /// Every (endpoint, source address) its packets came from.
     pub(super) sources: Sources,
     /// What the tracker told of its paths' health, allocated by the first
@@ -390,6 +400,42 @@ pub(super) struct PathHealth {
 }
 
 impl Association {
+    /// Records a HEARTBEAT, in frame order.
+    pub(super) fn heartbeat(&mut self, path: PathId, at: Mark) {
+        let latest_time = self
+            .heartbeats
+            .last()
+            .map_or(at.time, |h| h.latest_time.max(at.time));
+        self.heartbeats.push(HeartbeatRecord {
+            path,
+            frame: at.frame,
+            time: at.time,
+            ack: None,
+            latest_time,
+        });
+    }
+
+    /// Pairs an answer on `path` with the HEARTBEAT of frame `request`.
+    pub(super) fn heartbeat_answered(&mut self, path: PathId, request: u64, ack: Mark) {
+        // In frame order: found by a binary search, however old.
+        let from = self.heartbeats.partition_point(|h| h.frame < request);
+        let to = self.heartbeats.partition_point(|h| h.frame <= request);
+        let Some(h) = self.heartbeats[from..to]
+            .iter_mut()
+            .rev()
+            .find(|h| h.path == path)
+        else {
+            return;
+        };
+        h.ack = Some(ack);
+        let slot = usize::from(path);
+        if self.latest_answered_heartbeat.len() <= slot {
+            self.latest_answered_heartbeat.resize(slot + 1, None);
+        }
+        let latest = &mut self.latest_answered_heartbeat[slot];
+        *latest = (*latest).max(Some(request));
+    }
+
     fn health_mut(&mut self) -> &mut PathHealth {
         self.health.get_or_insert_with(Box::default)
     }
@@ -434,9 +480,18 @@ impl Association {
     /// Forgets the clears and spurious expiries before `begin` (where every
     /// direction's current segment began).
     pub(super) fn prune_health(&mut self, begin: u64) {
+        // Both lists are in frame order (recorded as their events come):
+        // only their front leaves, so a switch behind one that never
+        // settles does not walk every clear kept after it.
         if let Some(h) = self.health.as_mut() {
-            h.clears.retain(|(_, m, _)| m.frame >= begin);
-            h.spurious.retain(|(_, _, m)| m.frame >= begin);
+            let stale = h.clears.partition_point(|(_, m, _)| m.frame < begin);
+            if stale > 0 {
+                h.clears.drain(..stale);
+            }
+            let stale = h.spurious.partition_point(|(_, _, m)| m.frame < begin);
+            if stale > 0 {
+                h.spurious.drain(..stale);
+            }
         }
     }
 }
