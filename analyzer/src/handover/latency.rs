@@ -51,13 +51,7 @@ impl Direction {
     /// settles unless its window is still open.
     fn resolved(&mut self, i: usize) {
         let p = self.pending.remove(i);
-        if self
-            .windows
-            .binary_search_by_key(&p.index, |w| w.index)
-            .is_err()
-        {
-            self.settled.push(p.index);
-        }
+        self.settle_if_done(p.index);
     }
 }
 

@@ -135,6 +135,23 @@ impl Direction {
         settled: Vec::new(),
     };
 
+    /// The switch at slot `index` left `pending` or `windows`: it settles
+    /// (goes to `settled`) once it is in neither — its total latency
+    /// resolved and its window closed, in whichever order.
+    pub(super) fn settle_if_done(&mut self, index: usize) {
+        let waiting = self
+            .pending
+            .binary_search_by_key(&index, |p| p.index)
+            .is_ok()
+            || self
+                .windows
+                .binary_search_by_key(&index, |w| w.index)
+                .is_ok();
+        if !waiting {
+            self.settled.push(index);
+        }
+    }
+
     pub(super) fn path(&mut self, p: PathId) -> &mut PathData {
         let i = usize::from(p);
         if self.paths.len() <= i {

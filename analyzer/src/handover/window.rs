@@ -89,13 +89,7 @@ impl Direction {
                 continue;
             }
             let w = self.windows.remove(i);
-            if self
-                .pending
-                .binary_search_by_key(&w.index, |p| p.index)
-                .is_err()
-            {
-                self.settled.push(w.index);
-            }
+            self.settle_if_done(w.index);
             if let Some(h) = waiting(handovers, handed_on, w.index) {
                 h.window = self.window_now(w.start, w.until_tsn);
                 h.window.end = end;
