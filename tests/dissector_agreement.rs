@@ -1005,44 +1005,25 @@ fn the_lua_unanswered_asconf_warnings_are_the_trackers() {
     let dir = common::tempdir("dissector-unanswered");
     // (capture, unanswered requests of the tracker, warned about).
     let mut totals: Vec<(String, u64, usize)> = Vec::new();
-    for src in common::all_samples() {
-        let events = analyze_file(&src, &AnalysisOptions::default())
-            .expect("analysable")
-            .events;
-        let acks = |repeated_only: bool| common::asconf_ack_frames(&events, repeated_only);
-        for (cut, drop) in [("all", acks(false)), ("repeated", acks(true))] {
-            if drop.is_empty() {
+    for (name, path) in common::samples_with_asconf_acks_cut(&dir) {
+        let a = analyze_file(&path, &AnalysisOptions::default()).expect("analysable");
+        let tracker: u64 = a.associations.iter().map(|x| x.unanswered_asconfs()).sum();
+        let want = analyzer_unanswered_frames(&a);
+        assert_eq!(want.len() as u64, tracker, "{name}: none forgotten");
+        let core = lua_failed_paths(&path);
+        assert_eq!(core.unanswered, want, "{name}: the Lua core");
+        let out = fields_with_experts(Input::Named(&path), &[]);
+        let names = common::plugin_columns();
+        let mut plugin: Vec<u64> = Vec::new();
+        for row in rows_of(&out, &names) {
+            let Some(frame) = row.num("frame.number") else {
                 continue;
-            }
-            let name = format!(
-                "{}-{}-{cut}",
-                src.parent()
-                    .and_then(Path::file_name)
-                    .map_or_else(|| "capture".into(), |n| n.to_string_lossy().into_owned()),
-                src.file_stem()
-                    .map_or_else(|| "side".into(), |n| n.to_string_lossy().into_owned())
-            );
-            let path = dir.join(format!("{name}.pcap"));
-            common::write_without(&path, &src, &drop);
-            let a = analyze_file(&path, &AnalysisOptions::default()).expect("analysable");
-            let tracker: u64 = a.associations.iter().map(|x| x.unanswered_asconfs()).sum();
-            let want = analyzer_unanswered_frames(&a);
-            assert_eq!(want.len() as u64, tracker, "{name}: none forgotten");
-            let core = lua_failed_paths(&path);
-            assert_eq!(core.unanswered, want, "{name}: the Lua core");
-            let out = fields_with_experts(Input::Named(&path), &[]);
-            let names = common::plugin_columns();
-            let mut plugin: Vec<u64> = Vec::new();
-            for row in rows_of(&out, &names) {
-                let Some(frame) = row.num("frame.number") else {
-                    continue;
-                };
-                let n = row.get("_ws.expert.message").matches(LUA_NO_ACK).count();
-                plugin.extend(std::iter::repeat_n(frame, n));
-            }
-            assert_eq!(plugin, want, "{name}: the plugin under tshark");
-            totals.push((name, tracker, want.len()));
+            };
+            let n = row.get("_ws.expert.message").matches(LUA_NO_ACK).count();
+            plugin.extend(std::iter::repeat_n(frame, n));
         }
+        assert_eq!(plugin, want, "{name}: the plugin under tshark");
+        totals.push((name, tracker, want.len()));
     }
     println!("unanswered ASCONFs compared: {totals:?}");
     let total = |name: &str| totals.iter().find(|t| t.0 == name).map(|t| t.1);

@@ -689,3 +689,39 @@ pub fn asconf_ack_frames(events: &[sctp_handover::events::Event], repeated_only:
         .map(|e| e.frame)
         .collect()
 }
+
+/// Every sample with ASCONF-ACKs cut out, written into `dir`: all its
+/// ASCONF-ACKs (`<scenario>-<side>-all`), and only the answers to
+/// repeated requests (`<scenario>-<side>-repeated`); samples without
+/// such answers are left out. (name, path), in sample order.
+pub fn samples_with_asconf_acks_cut(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for src in all_samples() {
+        let events = sctp_handover::analysis::analyze_file(
+            &src,
+            &sctp_handover::analysis::AnalysisOptions::default(),
+        )
+        .expect("analysable")
+        .events;
+        for (cut, drop) in [
+            ("all", asconf_ack_frames(&events, false)),
+            ("repeated", asconf_ack_frames(&events, true)),
+        ] {
+            if drop.is_empty() {
+                continue;
+            }
+            let name = format!(
+                "{}-{}-{cut}",
+                src.parent()
+                    .and_then(Path::file_name)
+                    .map_or_else(|| "capture".into(), |n| n.to_string_lossy().into_owned()),
+                src.file_stem()
+                    .map_or_else(|| "side".into(), |n| n.to_string_lossy().into_owned())
+            );
+            let path = dir.join(format!("{name}.pcap"));
+            write_without(&path, &src, &drop);
+            out.push((name, path));
+        }
+    }
+    out
+}

@@ -437,50 +437,31 @@ fn an_unanswered_serial_is_warned_about_on_its_last_transmission() {
 fn the_unanswered_asconf_warnings_are_the_trackers() {
     let dir = common::tempdir("ffi-unanswered-tracker");
     let mut totals = Vec::new();
-    for src in common::all_samples() {
-        let events = analyze_file(&src, &AnalysisOptions::default())
+    for (name, path) in common::samples_with_asconf_acks_cut(&dir) {
+        let tracker: u64 = analyze_file(&path, &AnalysisOptions::default())
             .expect("analysable")
-            .events;
-        let acks = |repeated_only: bool| common::asconf_ack_frames(&events, repeated_only);
-        for (cut, drop) in [("all", acks(false)), ("repeated", acks(true))] {
-            if drop.is_empty() {
-                continue;
-            }
-            let name = format!(
-                "{}-{}-{cut}",
-                src.parent()
-                    .and_then(Path::file_name)
-                    .map_or_else(|| "capture".into(), |n| n.to_string_lossy().into_owned()),
-                src.file_stem()
-                    .map_or_else(|| "side".into(), |n| n.to_string_lossy().into_owned())
-            );
-            let path = dir.join(format!("{name}.pcap"));
-            common::write_without(&path, &src, &drop);
-            let tracker: u64 = analyze_file(&path, &AnalysisOptions::default())
-                .expect("analysable")
-                .associations
-                .iter()
-                .map(|a| a.unanswered_asconfs())
-                .sum();
-            let frames = read_frames(&path);
-            let n = frames.len() as u64;
-            let warned = |a: &mut Analysis| -> u64 {
-                (1..=n)
-                    .map(|f| {
-                        a.describe(f, true)
-                            .iter()
-                            .filter(|i| i.starts_with("sctpho.expert.no_ack:"))
-                            .count() as u64
-                    })
-                    .sum()
-            };
-            let mut pre = Analysis::prescan(&path).expect("readable");
-            assert_eq!(warned(&mut pre), tracker, "{name}: pre-scanned");
-            let mut inc = Analysis::incremental();
-            feed_all(&mut inc, &frames);
-            assert_eq!(warned(&mut inc), tracker, "{name}: frame by frame");
-            totals.push((name, tracker));
-        }
+            .associations
+            .iter()
+            .map(|a| a.unanswered_asconfs())
+            .sum();
+        let frames = read_frames(&path);
+        let n = frames.len() as u64;
+        let warned = |a: &mut Analysis| -> u64 {
+            (1..=n)
+                .map(|f| {
+                    a.describe(f, true)
+                        .iter()
+                        .filter(|i| i.starts_with("sctpho.expert.no_ack:"))
+                        .count() as u64
+                })
+                .sum()
+        };
+        let mut pre = Analysis::prescan(&path).expect("readable");
+        assert_eq!(warned(&mut pre), tracker, "{name}: pre-scanned");
+        let mut inc = Analysis::incremental();
+        feed_all(&mut inc, &frames);
+        assert_eq!(warned(&mut inc), tracker, "{name}: frame by frame");
+        totals.push((name, tracker));
     }
     let total = |name: &str| totals.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
     // Checked by hand: honda-nodad's one ADD-IP serial, all answers cut:
