@@ -569,23 +569,15 @@ mod tests {
     }
 
     use super::super::anchors::{Anchor, AnchorKind};
-    use super::super::mark::Mark;
     use super::super::model::{Expiry, Failover, Point};
     use super::super::state::{Direction, PathData};
-    use super::super::switch::tests::{only, Feed, CN};
+    use super::super::switch::tests::{at, only, Feed, CN};
     use super::{failover, reason_suffix, Seen};
     use crate::events::{EventKind, PathId};
     use crate::time::{Nanos, Timestamp};
 
     const OLD: PathId = 0;
     const NEW: PathId = 1;
-
-    fn at(frame: u64, ms: i64) -> Mark {
-        Mark {
-            frame,
-            time: Timestamp(ms * 1_000_000),
-        }
-    }
 
     /// An expiry in `frame` at `ms`, the error count after it, and the
     /// DATA that restarted its timer (ms).

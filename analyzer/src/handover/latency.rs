@@ -318,17 +318,10 @@ mod tests {
     use super::super::anchors::{Anchor, AnchorKind};
     use super::super::mark::Mark;
     use super::super::state::HeartbeatRecord;
-    use super::super::switch::tests::{ip, only, Feed, CN, MN};
+    use super::super::switch::tests::{at, ip, only, Feed, CN, MN};
     use super::*;
     use crate::time::Timestamp;
     use crate::wire::sctp_param::AsconfOp;
-
-    fn at(frame: u64, ms: i64) -> Mark {
-        Mark {
-            frame,
-            time: Timestamp(ms * 1_000_000),
-        }
-    }
 
     fn anchor(ms: i64, kind: AnchorKind, address: Option<IpAddr>) -> Anchor {
         Anchor {

@@ -61,22 +61,15 @@ mod tests {
     //! Link availability recognition (docs/metrics.md), from its own
     //! inputs.
     use super::super::anchors::{Anchor, AnchorKind};
-    use super::super::mark::Mark;
     use super::super::model::Recognition;
     use super::super::state::{HeartbeatRecord, PathData};
+    use super::super::switch::tests::at;
     use super::{recognition, HandoverConfig};
     use crate::events::PathId;
     use crate::time::Timestamp;
 
     const BACK: PathId = 0;
     const OTHER: PathId = 1;
-
-    fn at(frame: u64, ms: i64) -> Mark {
-        Mark {
-            frame,
-            time: Timestamp(ms * 1_000_000),
-        }
-    }
 
     fn heartbeat(path: PathId, frame: u64, ms: i64) -> HeartbeatRecord {
         HeartbeatRecord {

@@ -831,6 +831,14 @@ pub(super) mod tests {
     }
 
     /// The one handover of a feed.
+    /// A frame's mark at `ms` milliseconds.
+    pub(in crate::handover) fn at(frame: u64, ms: i64) -> crate::handover::mark::Mark {
+        crate::handover::mark::Mark {
+            frame,
+            time: crate::time::Timestamp(ms * 1_000_000),
+        }
+    }
+
     pub(in crate::handover) fn only(handovers: Vec<Handover>) -> Handover {
         let [h] =
             <[Handover; 1]>::try_from(handovers).unwrap_or_else(|h| panic!("one handover: {h:?}"));
